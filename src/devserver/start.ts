@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { createDemoReceiver, type DemoReceiver } from './demo-receiver.js';
+import { listenOnLoopback, portFromEnv, type Listening } from './http-server.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface StartedApp extends Listening {
+  receiver: DemoReceiver;
+}
+
+/**
+ * The server behind `npm start`: the built dashboard and the demo receiver at /demo/mcp on one origin, so the
+ * page connects at once with no CORS or setup. `dev` swaps the built files for Vite's middleware (HMR).
+ */
+export async function startApp({ port, dev = false }: { port: number; dev?: boolean }): Promise<StartedApp> {
+  const app = express();
+  app.disable('x-powered-by');
+  const receiver = createDemoReceiver();
+  app.use('/demo/mcp', receiver.router);
+
+  let closeVite = async () => {};
+  if (dev) {
+    const { createServer } = await import('vite');
+    const vite = await createServer({ root, server: { middlewareMode: true }, appType: 'spa' });
+    app.use(vite.middlewares);
+    closeVite = () => vite.close();
+  } else {
+    const dist = path.join(root, 'dist');
+    if (!existsSync(path.join(dist, 'index.html'))) {
+      throw new Error('No build found in dist/. Run `npm run build` first (npm start does it for you).');
+    }
+    app.use(express.static(dist, { index: false, maxAge: '1h' }));
+    // Deep links (?task=…) land on index.html; the app routes from the query string.
+    app.get(/^\/(?!demo\/).*/, (_req, res) => res.sendFile(path.join(dist, 'index.html')));
+  }
+
+  const listening = await listenOnLoopback(app, port);
+  return {
+    ...listening,
+    receiver,
+    close: async () => {
+      await receiver.close();
+      await closeVite();
+      await listening.close();
+    },
+  };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dev = process.argv.includes('--dev');
+  const started = await startApp({ port: portFromEnv('PORT', 5173), dev });
+  console.log(`Taskscope ${dev ? '(dev) ' : ''}on ${started.url}/  (demo receiver: ${started.url}/demo/mcp)`);
+  const stop = () => void started.close().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

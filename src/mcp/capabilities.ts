@@ -1,0 +1,50 @@
+import { ToolV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
+import type { ServerTaskSupport, ToolInfo, Warning } from './types';
+
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** An empty object switches a feature on; anything else (absent, null, false) leaves it off. */
+export function serverTaskSupport(capabilities: Record<string, unknown> | undefined): ServerTaskSupport {
+  const tasks = capabilities?.tasks;
+  if (!isObject(tasks)) return { list: false, cancel: false, toolCall: false };
+  const requests = isObject(tasks.requests) ? tasks.requests : {};
+  const tools = isObject(requests.tools) ? requests.tools : {};
+  return { list: isObject(tasks.list), cancel: isObject(tasks.cancel), toolCall: isObject(tools.call) };
+}
+
+/** Reads one tool from tools/list; a tool with an off shape is kept (with warnings) when it has a name. */
+export function normaliseTool(raw: unknown): { tool: ToolInfo | null; warnings: Warning[] } {
+  const warnings: Warning[] = [];
+  if (!isObject(raw) || typeof raw.name !== 'string' || raw.name === '') {
+    return { tool: null, warnings: [{ code: 'not-an-object', message: 'a tools/list entry has no name; skipped' }] };
+  }
+  const check = ToolV1Schema.safeParse(raw);
+  if (!check.success) {
+    const fields = [...new Set(check.error.issues.map((i) => i.path.join('.') || '(root)'))].slice(0, 5).join(', ');
+    warnings.push({ code: 'schema', message: `tool ${raw.name} does not match the Tool schema at: ${fields}` });
+  }
+  const execution = isObject(raw.execution) ? raw.execution : {};
+  const support = execution.taskSupport;
+  const taskSupport = support === 'optional' || support === 'required' ? support : 'forbidden';
+  if (support !== undefined && support !== taskSupport) {
+    warnings.push({ code: 'schema', message: `tool ${raw.name}: unknown taskSupport ${JSON.stringify(support)}, read as forbidden` });
+  }
+  return {
+    tool: {
+      name: raw.name,
+      title: typeof raw.title === 'string' ? raw.title : undefined,
+      description: typeof raw.description === 'string' ? raw.description : undefined,
+      inputSchema: isObject(raw.inputSchema) ? raw.inputSchema : { type: 'object' },
+      taskSupport,
+    },
+    warnings,
+  };
+}
+
+/** Why a tool cannot run as a task here, or null when it can. */
+export function whyNotTask(tool: ToolInfo, support: ServerTaskSupport): string | null {
+  if (!support.toolCall) return 'The receiver does not offer tools/call as a task (no tasks.requests.tools.call capability).';
+  if (tool.taskSupport === 'forbidden') return `${tool.name} does not run as a task (taskSupport: forbidden).`;
+  return null;
+}

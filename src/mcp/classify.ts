@@ -1,0 +1,184 @@
+import { HttpStatusError, LocalRefusal } from './errors';
+
+export type ErrorKind =
+  | 'purged'
+  | 'unknown-task'
+  | 'not-ready'
+  | 'unsupported'
+  | 'rate-limited'
+  | 'session-lost'
+  | 'auth'
+  | 'cors-or-network'
+  | 'protocol'
+  | 'timeout'
+  | 'other';
+
+export interface ClassifiedError {
+  kind: ErrorKind;
+  /** One line a person understands: what happened and what to do. */
+  message: string;
+  /** JSON-RPC error code, when there was one. */
+  code?: number;
+  httpStatus?: number;
+  retryAfterMs?: number;
+  /** The receiver's own words, for the detail view. */
+  detail?: string;
+}
+
+export interface ErrorContext {
+  /** The JSON-RPC method that failed. */
+  method?: string;
+  /** The tracker has seen this task before (so -32602 means it is gone, not that it never was). */
+  knownTask?: boolean;
+  /** The task's last known status is non-terminal (so -32602 from tasks/result means "not ready yet"). */
+  taskLive?: boolean;
+}
+
+const JSONRPC = {
+  parse: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  tooManyRequests: -32429,
+  sdkTimeout: -32001,
+  sdkConnectionClosed: -32000,
+} as const;
+
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Error) return value.message;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+const oneLine = (s: string, max = 300) => s.replace(/\s+/g, ' ').trim().slice(0, max);
+
+function classifyHttp(status: number, detail: string, retryAfterMs?: number): ClassifiedError {
+  const base = { httpStatus: status, detail: oneLine(detail) };
+  if (status === 429) {
+    return { ...base, kind: 'rate-limited', retryAfterMs, message: 'The receiver is rate-limiting (HTTP 429); backing off.' };
+  }
+  if (status === 404 || (status === 400 && /session/i.test(detail))) {
+    return { ...base, kind: 'session-lost', message: 'The receiver no longer knows this session; reconnect to start a new one.' };
+  }
+  if (status === 401) {
+    return { ...base, kind: 'auth', message: 'The receiver wants credentials (HTTP 401): add an Authorization header.' };
+  }
+  if (status === 403) {
+    const origin = /origin/i.test(detail);
+    return {
+      ...base,
+      kind: 'auth',
+      message: origin
+        ? "The receiver refused this page's Origin (HTTP 403): allow it on the receiver."
+        : 'The receiver refused the request (HTTP 403): check the credentials and allowed origins.',
+    };
+  }
+  if (status === 405) {
+    return { ...base, kind: 'unsupported', message: 'The receiver does not accept this HTTP method (405).' };
+  }
+  if (status === 415 || status === 406) {
+    return { ...base, kind: 'protocol', message: `The receiver rejected the message format (HTTP ${status}).` };
+  }
+  return { ...base, kind: 'other', message: `The receiver answered HTTP ${status}.` };
+}
+
+function classifyJsonRpc(code: number, raw: string, data: unknown, ctx: ErrorContext): ClassifiedError {
+  const detail = oneLine(raw.replace(/^MCP error -?\d+:\s*/, ''));
+  const base = { code, detail };
+  switch (code) {
+    case JSONRPC.invalidParams: {
+      const method = ctx.method ?? '';
+      const isTaskMethod = method.startsWith('tasks/');
+      if (method === 'tasks/result' && ctx.taskLive) {
+        return { ...base, kind: 'not-ready', message: 'The result is not ready yet; Taskscope keeps polling tasks/get.' };
+      }
+      if (isTaskMethod && ctx.knownTask) {
+        return { ...base, kind: 'purged', message: 'The receiver no longer has this task (expired or purged); what was fetched is kept.' };
+      }
+      if (isTaskMethod || (!method && /task/i.test(detail))) {
+        if (!method && /expired|purged/i.test(detail)) {
+          return { ...base, kind: 'purged', message: 'The receiver says this task has expired; what was fetched is kept.' };
+        }
+        return { ...base, kind: 'unknown-task', message: 'The receiver does not know this task id (wrong id, or another session).' };
+      }
+      return { ...base, kind: 'other', message: `The receiver rejected the parameters: ${detail}` };
+    }
+    case JSONRPC.methodNotFound:
+      return { ...base, kind: 'unsupported', message: `The receiver does not support ${ctx.method ?? 'this method'} (-32601).` };
+    case JSONRPC.invalidRequest:
+      return ctx.method === 'tools/call'
+        ? { ...base, kind: 'unsupported', message: 'The receiver refused to run this tool as a task (-32600).' }
+        : { ...base, kind: 'protocol', message: `The receiver called the request invalid: ${detail}` };
+    case JSONRPC.tooManyRequests: {
+      const retry = Number(field(data, 'retryAfter') ?? field(data, 'retryAfterMs'));
+      const retryAfterMs = Number.isFinite(retry) && retry > 0 ? (field(data, 'retryAfterMs') ? retry : retry * 1000) : undefined;
+      return { ...base, kind: 'rate-limited', retryAfterMs, message: 'Too many requests (-32429): backing off before the next poll.' };
+    }
+    case JSONRPC.sdkTimeout:
+      if (/timed out|timeout/i.test(raw)) {
+        return { ...base, kind: 'timeout', message: 'The receiver did not answer in time.' };
+      }
+      if (/session/i.test(raw)) {
+        return { ...base, kind: 'session-lost', message: 'The receiver no longer knows this session; reconnect to start a new one.' };
+      }
+      return { ...base, kind: 'other', message: `The receiver answered an error: ${detail}` };
+    case JSONRPC.sdkConnectionClosed:
+      return { ...base, kind: 'cors-or-network', message: 'The connection to the receiver closed.' };
+    case JSONRPC.parse:
+      return { ...base, kind: 'protocol', message: 'The receiver could not parse the message (-32700).' };
+    default:
+      return { ...base, kind: 'other', message: `The receiver answered error ${code}: ${detail}` };
+  }
+}
+
+/**
+ * Turns anything thrown while talking to a receiver into one of a few kinds the tracker and the UI act on.
+ * Total: it never throws, whatever it is given.
+ */
+export function classifyError(error: unknown, ctx: ErrorContext = {}): ClassifiedError {
+  try {
+    if (error instanceof LocalRefusal) {
+      return { kind: 'unsupported', message: error.message };
+    }
+    if (error instanceof HttpStatusError) {
+      return classifyHttp(error.status, error.body, error.retryAfterMs);
+    }
+    const name = field(error, 'name');
+    const message = textOf(field(error, 'message') ?? error);
+    if (name === 'AbortError' || name === 'TimeoutError') {
+      return { kind: 'timeout', message: 'The request was aborted before the receiver answered.', detail: oneLine(message) };
+    }
+    if (error instanceof TypeError && /fetch|network|load failed|networkerror/i.test(message)) {
+      const cause = oneLine(textOf(field(field(error, 'cause'), 'code') ?? field(error, 'cause') ?? ''));
+      return {
+        kind: 'cors-or-network',
+        detail: oneLine(`${message} ${cause}`),
+        message: /ECONNREFUSED/.test(cause)
+          ? 'Connection refused: is the receiver running at that address?'
+          : 'The receiver could not be reached, or it does not allow this origin (CORS): check the URL and its CORS settings.',
+      };
+    }
+    if (name === 'ZodError' || name === '$ZodError' || error instanceof SyntaxError) {
+      return { kind: 'protocol', message: 'The receiver sent something that is not valid JSON-RPC.', detail: oneLine(message) };
+    }
+    const code = field(error, 'code');
+    if (typeof code === 'number' && Number.isFinite(code)) {
+      // The SDK's StreamableHTTPError carries the HTTP status as its code; JSON-RPC codes are negative.
+      if (code >= 100 && code < 600) return classifyHttp(code, message);
+      if (code === -1) return { kind: 'protocol', message: 'The receiver answered with an unexpected content type.', detail: oneLine(message) };
+      return classifyJsonRpc(code, message, field(error, 'data'), ctx);
+    }
+    if (/timed? ?out/i.test(message)) return { kind: 'timeout', message: 'The receiver did not answer in time.', detail: oneLine(message) };
+    return { kind: 'other', message: `Unexpected error: ${oneLine(message, 200) || 'no detail'}` };
+  } catch {
+    return { kind: 'other', message: 'Unexpected error (unreadable)' };
+  }
+}

@@ -1,0 +1,228 @@
+import { CallToolResultV1Schema, TaskV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
+import {
+  TASK_STATUSES,
+  isTerminal,
+  type Normalised,
+  type TaskResultSnapshot,
+  type TaskShape,
+  type TaskSnapshot,
+  type TaskStatus,
+  type Warning,
+} from './types';
+
+/** Beyond this a pollInterval is flagged: a receiver asking for one poll an hour is likely a unit mistake. */
+export const ABSURD_POLL_INTERVAL_MS = 3_600_000;
+/** Below this a pollInterval is raised to it: a hint of 0 would turn the tracker into a busy loop. */
+export const MIN_POLL_INTERVAL_MS = 100;
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+const STATUS_SET: ReadonlySet<string> = new Set(TASK_STATUSES);
+
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const quote = (v: unknown) => {
+  const s = typeof v === 'string' ? `'${v}'` : JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}…` : s;
+};
+
+export interface NormaliseTaskContext {
+  /** The taskId the request asked about; a different one in the answer is flagged. */
+  expectedTaskId?: string;
+  /** The last snapshot kept for this task, to catch illegal moves and time running backwards. */
+  previous?: TaskSnapshot;
+}
+
+/** Finds the task object in any shape we accept, and says which shape it was. */
+function locateTask(raw: unknown): { obj: Obj; shape: TaskShape } | null {
+  if (!isObject(raw)) return null;
+  if (raw.resultType === 'task') return { obj: raw, shape: 'v2' };
+  if (isObject(raw.task) && !('taskId' in raw && 'status' in raw)) {
+    // `{task}` is both the create answer (2025-11-25) and the user documents' tasks/get answer.
+    return { obj: raw.task, shape: 'wrapped' };
+  }
+  return { obj: raw, shape: 'flat' };
+}
+
+function readTime(obj: Obj, key: 'createdAt' | 'lastUpdatedAt', warnings: Warning[]): { iso?: string; ms?: number } {
+  const value = obj[key];
+  if (value === undefined) {
+    warnings.push({ code: 'bad-timestamp', message: `${key} is missing` });
+    return {};
+  }
+  if (typeof value !== 'string' || !ISO_8601.test(value) || Number.isNaN(Date.parse(value))) {
+    warnings.push({ code: 'bad-timestamp', message: `${key} ${quote(value)} is not an ISO 8601 time, ignored` });
+    return {};
+  }
+  return { iso: value, ms: Date.parse(value) };
+}
+
+function readTtl(obj: Obj, shape: TaskShape, warnings: Warning[]): number | null | undefined {
+  const key = shape === 'v2' ? 'ttlMs' : 'ttl';
+  if (!(key in obj)) {
+    warnings.push({ code: 'bad-ttl', message: `${key} is missing` });
+    return undefined;
+  }
+  const value = obj[key];
+  if (value === null) return null;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  warnings.push({ code: 'bad-ttl', message: `${key} ${quote(value)} is neither a number of ms nor null, ignored` });
+  return undefined;
+}
+
+function readPollInterval(obj: Obj, shape: TaskShape, warnings: Warning[]): number | undefined {
+  const key = shape === 'v2' ? 'pollIntervalMs' : 'pollInterval';
+  const value = obj[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    warnings.push({ code: 'bad-poll-interval', message: `${key} ${quote(value)} is not a usable interval, default used` });
+    return undefined;
+  }
+  if (value < MIN_POLL_INTERVAL_MS) {
+    warnings.push({ code: 'bad-poll-interval', message: `${key} ${value} ms is too short, ${MIN_POLL_INTERVAL_MS} ms used` });
+    return MIN_POLL_INTERVAL_MS;
+  }
+  if (value > ABSURD_POLL_INTERVAL_MS) {
+    warnings.push({ code: 'bad-poll-interval', message: `${key} ${value} ms is over an hour; honoured, but check its unit` });
+  }
+  return value;
+}
+
+function readStatus(obj: Obj, previous: TaskSnapshot | undefined, warnings: Warning[]): TaskStatus | null {
+  const value = obj.status;
+  if (value === undefined) {
+    warnings.push({ code: 'missing-status', message: 'status is missing, ignored' });
+    return null;
+  }
+  if (typeof value !== 'string' || !STATUS_SET.has(value)) {
+    warnings.push({ code: 'unknown-status', message: `unknown status ${quote(value)}, ignored` });
+    return null;
+  }
+  const status = value as TaskStatus;
+  if (previous?.status && isTerminal(previous.status) && status !== previous.status) {
+    warnings.push({
+      code: 'illegal-transition',
+      message: `status moved ${previous.status} → ${status}, but terminal statuses never change`,
+    });
+  }
+  return status;
+}
+
+/**
+ * Reads a task from any answer a receiver may give (flat, `{task}`, the 2026-07-28 shape) and reports
+ * everything off as warnings. Total: it never throws; `value` is null only when there is no task to speak of.
+ */
+export function normaliseTask(raw: unknown, ctx: NormaliseTaskContext = {}): Normalised<TaskSnapshot | null> {
+  const warnings: Warning[] = [];
+  try {
+    const located = locateTask(raw);
+    if (!located) {
+      return { value: null, warnings: [{ code: 'not-an-object', message: `expected a task object, got ${quote(raw)}` }] };
+    }
+    const { obj, shape } = located;
+    if (shape === 'v2') {
+      warnings.push({ code: 'newer-protocol', message: 'task in the 2026-07-28 shape (resultType "task"); read as best we can' });
+    } else {
+      const check = TaskV1Schema.safeParse(obj);
+      if (!check.success) {
+        const fields = [...new Set(check.error.issues.map((i) => i.path.join('.') || '(root)'))].join(', ');
+        warnings.push({ code: 'schema', message: `does not match the 2025-11-25 Task schema at: ${fields}` });
+      }
+    }
+
+    const taskId = typeof obj.taskId === 'string' && obj.taskId !== '' ? obj.taskId : undefined;
+    if (!taskId) {
+      if (!ctx.expectedTaskId) {
+        warnings.push({ code: 'missing-task-id', message: 'taskId is missing and none was expected' });
+        return { value: null, warnings };
+      }
+      warnings.push({ code: 'missing-task-id', message: 'taskId is missing; assumed to be the one asked for' });
+    } else if (ctx.expectedTaskId && taskId !== ctx.expectedTaskId) {
+      warnings.push({ code: 'task-id-mismatch', message: `asked for ${ctx.expectedTaskId} but got ${taskId}` });
+    }
+
+    const status = readStatus(obj, ctx.previous, warnings);
+    const created = readTime(obj, 'createdAt', warnings);
+    const updated = readTime(obj, 'lastUpdatedAt', warnings);
+    const previousUpdated = ctx.previous?.lastUpdatedAtMs;
+    if (updated.ms !== undefined && previousUpdated !== undefined && updated.ms < previousUpdated) {
+      warnings.push({ code: 'time-went-backwards', message: `lastUpdatedAt went backwards (${ctx.previous?.lastUpdatedAt} → ${updated.iso})` });
+    }
+
+    const snapshot: TaskSnapshot = {
+      taskId: taskId ?? (ctx.expectedTaskId as string),
+      status,
+      createdAt: created.iso,
+      createdAtMs: created.ms,
+      lastUpdatedAt: updated.iso,
+      lastUpdatedAtMs: updated.ms,
+      ttl: readTtl(obj, shape, warnings),
+      pollInterval: readPollInterval(obj, shape, warnings),
+      shape,
+    };
+    if (typeof obj.statusMessage === 'string') snapshot.statusMessage = obj.statusMessage;
+    else if (obj.statusMessage !== undefined) {
+      warnings.push({ code: 'schema', message: `statusMessage ${quote(obj.statusMessage)} is not text, ignored` });
+    }
+    return { value: snapshot, warnings };
+  } catch (error) {
+    // Only reachable through exotic inputs (getters that throw, proxies); the contract is still "never throw".
+    warnings.push({ code: 'not-an-object', message: `unreadable task: ${String(error)}` });
+    return { value: null, warnings };
+  }
+}
+
+export interface NormaliseResultContext {
+  expectedTaskId?: string;
+}
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/**
+ * Reads a tasks/result answer: the 2025-11-25 plain result (a CallToolResult with related-task _meta) or the
+ * user documents' `{taskId, status, result}` envelope, whose result may be null for a failed task.
+ */
+export function normaliseResult(raw: unknown, ctx: NormaliseResultContext = {}): Normalised<TaskResultSnapshot> {
+  const warnings: Warning[] = [];
+  try {
+    if (!isObject(raw)) {
+      return {
+        value: { result: null, isError: false, shape: 'plain' },
+        warnings: [{ code: 'not-an-object', message: `expected a result object, got ${quote(raw)}` }],
+      };
+    }
+    const isEnvelope = 'result' in raw && 'status' in raw && !('content' in raw);
+    let payload: unknown = isEnvelope ? raw.result : raw;
+    let envelopeStatus: TaskStatus | undefined;
+    if (isEnvelope) {
+      if (typeof raw.status === 'string' && STATUS_SET.has(raw.status)) envelopeStatus = raw.status as TaskStatus;
+      else warnings.push({ code: 'unknown-status', message: `result envelope status ${quote(raw.status)} is not a task status` });
+      if (typeof raw.taskId === 'string' && ctx.expectedTaskId && raw.taskId !== ctx.expectedTaskId) {
+        warnings.push({ code: 'task-id-mismatch', message: `asked for ${ctx.expectedTaskId} but the result is for ${raw.taskId}` });
+      }
+    } else {
+      const related = isObject(raw._meta) ? raw._meta[RELATED_TASK] : undefined;
+      const relatedId = isObject(related) ? related.taskId : undefined;
+      if (typeof relatedId === 'string' && ctx.expectedTaskId && relatedId !== ctx.expectedTaskId) {
+        warnings.push({ code: 'task-id-mismatch', message: `asked for ${ctx.expectedTaskId} but the result is for ${relatedId}` });
+      }
+    }
+    if (payload === undefined) payload = null;
+    if (payload !== null && !isObject(payload)) {
+      warnings.push({ code: 'bad-result', message: `result ${quote(payload)} is not an object; shown raw` });
+      payload = { value: payload };
+    }
+    const result = payload as Record<string, unknown> | null;
+    if (result && ('content' in result || 'isError' in result)) {
+      const check = CallToolResultV1Schema.safeParse(result);
+      if (!check.success) {
+        const fields = [...new Set(check.error.issues.map((i) => i.path.join('.') || '(root)'))].slice(0, 5).join(', ');
+        warnings.push({ code: 'bad-result', message: `does not match CallToolResult at: ${fields}` });
+      }
+    }
+    const isError = result?.isError === true || envelopeStatus === 'failed';
+    return { value: { result, envelopeStatus, isError, shape: isEnvelope ? 'envelope' : 'plain' }, warnings };
+  } catch (error) {
+    warnings.push({ code: 'not-an-object', message: `unreadable result: ${String(error)}` });
+    return { value: { result: null, isError: false, shape: 'plain' }, warnings };
+  }
+}

@@ -1,0 +1,247 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { HttpStatusError, parseRetryAfter } from './errors';
+import { TrafficTap } from './traffic';
+
+export const CLIENT_INFO = { name: 'taskscope', title: 'Taskscope', version: '0.1.0' };
+
+/**
+ * What Taskscope declares. tasks: the user documents require both sides to declare it before any tasks/*
+ * call; list/cancel say we can use those. elicitation and sampling: receivers ask a person through us.
+ */
+export const CLIENT_CAPABILITIES = {
+  tasks: { list: {}, cancel: {} },
+  elicitation: { form: {} },
+  sampling: {},
+};
+
+export interface ServerRequest {
+  id: string | number;
+  method: string;
+  params: Record<string, unknown>;
+  /** The task it belongs to, from the related-task _meta, when it has one. */
+  relatedTaskId?: string;
+}
+export type ServerRequestHandler = (request: ServerRequest, signal: AbortSignal) => Promise<Record<string, unknown>>;
+
+export interface Notification {
+  method: string;
+  params?: Record<string, unknown>;
+}
+export type NotificationListener = (notification: Notification) => void;
+
+export interface ConnectOptions {
+  url: string;
+  /** Sent on every request (e.g. Authorization). */
+  headers?: Record<string, string>;
+  /** Defaults to the global fetch; tests and Node pass their own. */
+  fetch?: typeof fetch;
+  tap?: TrafficTap;
+  /** Per-request timeout in ms; tasks/result may block for long on 2025-11-25 receivers, so it can be longer. */
+  requestTimeoutMs?: number;
+}
+
+export interface ServerDescription {
+  name: string;
+  title?: string;
+  version: string;
+  protocolVersion?: string;
+  instructions?: string;
+  capabilities: Record<string, unknown>;
+}
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+const AnyResult = z.unknown();
+
+function idsOf(body: unknown): Array<string | number> {
+  if (typeof body !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    return list.flatMap((m: { id?: unknown; method?: unknown }) =>
+      (typeof m?.id === 'string' || typeof m?.id === 'number') && typeof m.method === 'string' ? [m.id] : [],
+    );
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A fetch that tells the tap each POST's HTTP status and turns a failed POST into an HttpStatusError carrying
+ * the status, the body and Retry-After: the SDK's own error keeps only a message, and the tracker needs more.
+ */
+function tappedFetch(base: typeof fetch, tap: TrafficTap): typeof fetch {
+  return async (input, init) => {
+    const response = await base(input, init);
+    if (init?.method === 'POST') {
+      const ids = idsOf(init.body);
+      tap.noteHttpStatus(ids, response.status);
+      if (!response.ok) {
+        const body = await response.text().catch(() => '');
+        const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+        tap.record('in', { httpStatus: response.status, body: body.slice(0, 2000) }, { httpStatus: response.status, kind: 'http-error' });
+        throw new HttpStatusError(response.status, body.slice(0, 2000), retryAfterMs);
+      }
+    }
+    return response;
+  };
+}
+
+/** Puts the tap between the SDK client and its transport, so it sees exactly what goes over the wire. */
+class TappedTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  constructor(
+    readonly inner: StreamableHTTPClientTransport,
+    private readonly tap: TrafficTap,
+  ) {
+    inner.onclose = () => this.onclose?.();
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onmessage = (message: JSONRPCMessage) => {
+      this.tap.record('in', message);
+      this.onmessage?.(message);
+    };
+  }
+  get sessionId() {
+    return this.inner.sessionId;
+  }
+  setProtocolVersion(version: string) {
+    this.inner.setProtocolVersion(version);
+  }
+  start() {
+    return this.inner.start();
+  }
+  send(message: JSONRPCMessage, options?: TransportSendOptions) {
+    this.tap.record('out', message);
+    return this.inner.send(message, options);
+  }
+  close() {
+    return this.inner.close();
+  }
+}
+
+/**
+ * One Streamable HTTP connection to a receiver, on the official SDK client. Results come back raw (unknown):
+ * judging their shape is the normalisers' job, so a malformed answer becomes a warning, not a thrown schema error.
+ */
+export class McpSession {
+  readonly tap: TrafficTap;
+  private readonly notificationListeners = new Set<NotificationListener>();
+  private serverRequestHandler: ServerRequestHandler | undefined;
+  private closed = false;
+  onClose?: () => void;
+
+  private constructor(
+    private readonly client: Client,
+    private readonly transport: TappedTransport,
+    tap: TrafficTap,
+    readonly url: string,
+    private readonly requestTimeoutMs: number,
+  ) {
+    this.tap = tap;
+  }
+
+  static async connect(options: ConnectOptions): Promise<McpSession> {
+    const tap = options.tap ?? new TrafficTap();
+    const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    const inner = new StreamableHTTPClientTransport(new URL(options.url), {
+      fetch: tappedFetch(baseFetch, tap),
+      requestInit: options.headers ? { headers: options.headers } : undefined,
+    });
+    const transport = new TappedTransport(inner, tap);
+    const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
+    const session = new McpSession(client, transport, tap, options.url, options.requestTimeoutMs ?? 60_000);
+    session.install();
+    await client.connect(transport);
+    return session;
+  }
+
+  private install(): void {
+    this.client.fallbackNotificationHandler = async (notification) => {
+      const event: Notification = { method: notification.method, params: notification.params as Record<string, unknown> | undefined };
+      for (const listener of this.notificationListeners) {
+        try {
+          listener(event);
+        } catch {
+          // One broken listener must not starve the others.
+        }
+      }
+    };
+    const route = async (
+      request: { method: string; params?: Record<string, unknown> },
+      extra: { requestId: string | number; signal: AbortSignal },
+    ) => {
+      const params = (request.params ?? {}) as Record<string, unknown>;
+      const meta = params._meta as Record<string, { taskId?: unknown } | undefined> | undefined;
+      const related = meta?.[RELATED_TASK]?.taskId;
+      const handler = this.serverRequestHandler;
+      if (!handler) throw new Error(`Taskscope has nobody to answer ${request.method} yet`);
+      return handler(
+        { id: extra.requestId, method: request.method, params, relatedTaskId: typeof related === 'string' ? related : undefined },
+        extra.signal,
+      );
+    };
+    // The SDK validates these results against the declared capabilities before they go back.
+    this.client.setRequestHandler(ElicitRequestSchema, (request, extra) => route(request, extra) as never);
+    this.client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => route(request, extra) as never);
+    this.client.onclose = () => {
+      this.closed = true;
+      this.onClose?.();
+    };
+  }
+
+  get sessionId(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  describeServer(): ServerDescription {
+    const version = this.client.getServerVersion();
+    return {
+      name: version?.name ?? '(unnamed receiver)',
+      title: version?.title,
+      version: version?.version ?? '?',
+      protocolVersion: this.transport.inner.protocolVersion,
+      instructions: this.client.getInstructions(),
+      capabilities: (this.client.getServerCapabilities() ?? {}) as Record<string, unknown>,
+    };
+  }
+
+  /** Sends one request and returns its raw result. Errors are thrown as they come; classify them with classifyError. */
+  async request(method: string, params?: Record<string, unknown>, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<unknown> {
+    return this.client.request({ method, params } as never, AnyResult, {
+      timeout: options.timeoutMs ?? this.requestTimeoutMs,
+      signal: options.signal,
+    });
+  }
+
+  onNotification(listener: NotificationListener): () => void {
+    this.notificationListeners.add(listener);
+    return () => this.notificationListeners.delete(listener);
+  }
+
+  /** Who answers the receiver's own requests (elicitation, sampling); one at a time. */
+  setServerRequestHandler(handler: ServerRequestHandler | undefined): void {
+    this.serverRequestHandler = handler;
+  }
+
+  /** Ends the session on the receiver (DELETE) and closes the streams; safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.transport.inner.terminateSession().catch(() => undefined);
+    await this.client.close().catch(() => undefined);
+  }
+}

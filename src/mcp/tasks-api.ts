@@ -1,0 +1,102 @@
+import { LocalRefusal } from './errors';
+import { normaliseResult, normaliseTask } from './normalise';
+import { normaliseTool, serverTaskSupport, whyNotTask } from './capabilities';
+import type { McpSession, Notification } from './session';
+import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, Warning } from './types';
+
+/** Every name a receiver may use for a task status push: the spec's and the user documents'. */
+export const TASK_STATUS_NOTIFICATIONS: ReadonlySet<string> = new Set([
+  'notifications/tasks/status',
+  'notifications/tasks/updated',
+  'notifications/tasks',
+]);
+
+/** Pages are followed up to this many; a receiver that keeps handing out cursors must not hang us. */
+const MAX_PAGES = 100;
+
+export interface CreateTaskOptions {
+  ttl?: number;
+}
+
+/**
+ * The task operations of MCP 2025-11-25 on one session, each returning normalised values with warnings.
+ * Errors are thrown raw; callers classify them with classifyError, knowing what they asked.
+ */
+export class TasksApi {
+  constructor(private readonly session: McpSession) {}
+
+  get support() {
+    return serverTaskSupport(this.session.describeServer().capabilities);
+  }
+
+  async listTools(): Promise<{ tools: ToolInfo[]; warnings: Warning[] }> {
+    const tools: ToolInfo[] = [];
+    const warnings: Warning[] = [];
+    await this.eachPage('tools/list', 'tools', (item) => {
+      const read = normaliseTool(item);
+      warnings.push(...read.warnings);
+      if (read.tool) tools.push(read.tool);
+    });
+    return { tools, warnings };
+  }
+
+  /** tools/call with `task`; refused here, before anything is sent, when the receiver or tool does not allow it. */
+  async createTask(tool: ToolInfo, args: Record<string, unknown>, options: CreateTaskOptions = {}): Promise<Normalised<TaskSnapshot | null>> {
+    const why = whyNotTask(tool, this.support);
+    if (why) throw new LocalRefusal(why);
+    const task = options.ttl === undefined ? {} : { ttl: options.ttl };
+    const raw = await this.session.request('tools/call', { name: tool.name, arguments: args, task });
+    return normaliseTask(raw);
+  }
+
+  async getTask(taskId: string, previous?: TaskSnapshot): Promise<Normalised<TaskSnapshot | null>> {
+    const raw = await this.session.request('tasks/get', { taskId });
+    return normaliseTask(raw, { expectedTaskId: taskId, previous });
+  }
+
+  /** On 2025-11-25 receivers this blocks until the task ends; pass a longer timeout when that is wanted. */
+  async getTaskResult(taskId: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<Normalised<TaskResultSnapshot>> {
+    const raw = await this.session.request('tasks/result', { taskId }, options);
+    return normaliseResult(raw, { expectedTaskId: taskId });
+  }
+
+  async cancelTask(taskId: string, previous?: TaskSnapshot): Promise<Normalised<TaskSnapshot | null>> {
+    const raw = await this.session.request('tasks/cancel', { taskId });
+    return normaliseTask(raw, { expectedTaskId: taskId, previous });
+  }
+
+  /** Every page of tasks/list; an entry that is not a task becomes a warning. */
+  async listTasks(): Promise<{ tasks: TaskSnapshot[]; warnings: Warning[] }> {
+    if (!this.support.list) throw new LocalRefusal('The receiver does not offer tasks/list (no tasks.list capability).');
+    const tasks: TaskSnapshot[] = [];
+    const warnings: Warning[] = [];
+    await this.eachPage('tasks/list', 'tasks', (item) => {
+      const read = normaliseTask(item);
+      warnings.push(...read.warnings.map((w) => ({ ...w, message: `tasks/list: ${w.message}` })));
+      if (read.value) tasks.push(read.value);
+    });
+    return { tasks, warnings };
+  }
+
+  /** Status pushes under any of the three names, normalised; returns the unsubscribe. */
+  onTaskStatus(listener: (update: Normalised<TaskSnapshot | null>, notification: Notification) => void): () => void {
+    return this.session.onNotification((notification) => {
+      if (!TASK_STATUS_NOTIFICATIONS.has(notification.method)) return;
+      listener(normaliseTask(notification.params), notification);
+    });
+  }
+
+  private async eachPage(method: string, key: string, visit: (item: unknown) => void): Promise<void> {
+    let cursor: string | undefined;
+    const seen = new Set<string>();
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const raw = (await this.session.request(method, cursor ? { cursor } : {})) as Record<string, unknown> | null;
+      const items = raw && Array.isArray(raw[key]) ? (raw[key] as unknown[]) : [];
+      items.forEach(visit);
+      const next = raw?.nextCursor;
+      if (typeof next !== 'string' || next === '' || seen.has(next)) return;
+      seen.add(next);
+      cursor = next;
+    }
+  }
+}

@@ -1,0 +1,116 @@
+export type TrafficDirection = 'out' | 'in';
+export type TrafficKind = 'request' | 'response' | 'error' | 'notification' | 'http-error';
+
+export interface TrafficEvent {
+  seq: number;
+  /** Monotonic ms (performance.now()): for ordering and latency, immune to wall-clock jumps. */
+  at: number;
+  /** Wall-clock ms, for display. */
+  wallTime: number;
+  direction: TrafficDirection;
+  kind: TrafficKind;
+  method?: string;
+  id?: string | number;
+  httpStatus?: number;
+  bytes: number;
+  /** For a response: the request's seq and how long the answer took. */
+  requestSeq?: number;
+  latencyMs?: number;
+  message: unknown;
+}
+
+export type TrafficListener = (event: TrafficEvent) => void;
+
+/** How many unanswered requests the tap remembers for pairing; older ones are dropped, never kept for ever. */
+const MAX_PENDING = 5_000;
+
+const encoder = new TextEncoder();
+
+function byteSize(message: unknown): number {
+  try {
+    return encoder.encode(JSON.stringify(message)).length;
+  } catch {
+    return 0;
+  }
+}
+
+function describe(message: unknown): { kind: TrafficKind; method?: string; id?: string | number } {
+  const m = (typeof message === 'object' && message !== null ? message : {}) as Record<string, unknown>;
+  const id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : undefined;
+  const method = typeof m.method === 'string' ? m.method : undefined;
+  if (method !== undefined) return { kind: id === undefined ? 'notification' : 'request', method, id };
+  return { kind: 'error' in m ? 'error' : 'response', id };
+}
+
+/**
+ * Sees every JSON-RPC message of one connection. It pairs answers with questions for latency and hands each
+ * event to subscribers; keeping a history is the subscribers' business (a bounded ring in the UI).
+ */
+export class TrafficTap {
+  private seq = 0;
+  private readonly listeners = new Set<TrafficListener>();
+  /** Keyed by direction + id: our request ids and the receiver's are separate spaces. */
+  private readonly pending = new Map<string, { seq: number; at: number; method?: string }>();
+  /** HTTP status of the POST that carried each of our request ids, so SSE answers get it too. */
+  private readonly httpStatusById = new Map<string | number, number>();
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  subscribe(listener: TrafficListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Called by the fetch wrapper once the HTTP status of a POST is known. */
+  noteHttpStatus(ids: Array<string | number>, status: number): void {
+    for (const id of ids) {
+      this.httpStatusById.set(id, status);
+      if (this.httpStatusById.size > MAX_PENDING) this.httpStatusById.delete(this.httpStatusById.keys().next().value!);
+    }
+  }
+
+  record(direction: TrafficDirection, message: unknown, extra: { httpStatus?: number; kind?: TrafficKind } = {}): TrafficEvent {
+    const { kind, method, id } = describe(message);
+    const at = this.now();
+    const event: TrafficEvent = {
+      seq: ++this.seq,
+      at,
+      wallTime: Date.now(),
+      direction,
+      kind: extra.kind ?? kind,
+      method,
+      id,
+      bytes: byteSize(message),
+      httpStatus: extra.httpStatus,
+      message,
+    };
+    if (id !== undefined) {
+      if (kind === 'request') {
+        this.pending.set(`${direction}:${id}`, { seq: event.seq, at, method });
+        if (this.pending.size > MAX_PENDING) this.pending.delete(this.pending.keys().next().value!);
+      } else {
+        // An answer travels the other way from its question.
+        const key = `${direction === 'in' ? 'out' : 'in'}:${id}`;
+        const request = this.pending.get(key);
+        if (request) {
+          this.pending.delete(key);
+          event.requestSeq = request.seq;
+          event.latencyMs = at - request.at;
+          event.method = request.method;
+        }
+        if (direction === 'in' && event.httpStatus === undefined) {
+          event.httpStatus = this.httpStatusById.get(id);
+          this.httpStatusById.delete(id);
+        }
+      }
+    }
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A failing subscriber must not break the connection it observes.
+      }
+    }
+    return event;
+  }
+}

@@ -1,0 +1,71 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { createDemoReceiver, type DemoReceiver } from '../../src/devserver/demo-receiver';
+import { listenOnLoopback } from '../../src/devserver/http-server';
+
+export interface RunningReceiver {
+  /** The MCP endpoint. */
+  url: string;
+  close: () => Promise<void>;
+}
+
+/** Our demo receiver on a free loopback port, in this process. */
+export async function startDemoReceiver(): Promise<RunningReceiver & { receiver: DemoReceiver }> {
+  const app = express();
+  const receiver = createDemoReceiver();
+  app.use('/mcp', receiver.router);
+  const listening = await listenOnLoopback(app, 0);
+  return {
+    url: `${listening.url}/mcp`,
+    receiver,
+    close: async () => {
+      await receiver.close();
+      await listening.close();
+    },
+  };
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** @modelcontextprotocol/server-everything over Streamable HTTP, in a child process bound to loopback. */
+export async function startEverything(): Promise<RunningReceiver> {
+  const entry = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
+  const child = spawn(process.execPath, ['--import', path.join(here, 'loopback-only.mjs'), entry, 'streamableHttp'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PORT: '0' },
+  });
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server-everything did not start:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /LOOPBACK_PORT=(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server-everything exited with ${code}:\n${output}`));
+    });
+  });
+  // Keep draining its chatty logs so the pipe never fills and stalls it.
+  child.stdout.resume();
+  child.stderr.resume();
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

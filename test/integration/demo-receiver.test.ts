@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpSession, TasksApi, type TaskSnapshot } from '../../src/mcp';
+import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';
+
+let receiver: RunningReceiver;
+beforeAll(async () => {
+  receiver = await startDemoReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+});
+
+async function followToEnd(api: TasksApi, first: TaskSnapshot): Promise<TaskSnapshot[]> {
+  const seen = [first];
+  let last = first;
+  while (last.status === 'working' || last.status === 'input_required') {
+    await new Promise((r) => setTimeout(r, last.pollInterval ?? 1000));
+    const { value, warnings } = await api.getTask(last.taskId, last);
+    expect(warnings).toEqual([]);
+    last = value!;
+    seen.push(last);
+  }
+  return seen;
+}
+
+describe('demo receiver, end to end over Streamable HTTP', () => {
+  it('describes itself and lists tools of all three taskSupport kinds', async () => {
+    const session = await McpSession.connect({ url: receiver.url });
+    try {
+      const server = session.describeServer();
+      expect(server.name).toBe('taskscope-demo');
+      expect(server.protocolVersion).toBe('2025-11-25');
+      const api = new TasksApi(session);
+      expect(api.support).toEqual({ list: true, cancel: true, toolCall: true });
+      const { tools, warnings } = await api.listTools();
+      expect(warnings).toEqual([]);
+      const kinds = new Set(tools.map((t) => t.taskSupport));
+      expect(kinds).toEqual(new Set(['required', 'optional', 'forbidden']));
+      expect(tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['slow_job', 'flaky_job', 'ask_user', 'variable_poll_job', 'short_ttl_job', 'rich_result_job', 'echo']),
+      );
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('runs slow_job: create → tasks/get until completed → tasks/result', async () => {
+    const session = await McpSession.connect({ url: receiver.url });
+    try {
+      const api = new TasksApi(session);
+      const { tools } = await api.listTools();
+      const slow = tools.find((t) => t.name === 'slow_job')!;
+      const created = await api.createTask(slow, { durationMs: 600, steps: 3, pollIntervalMs: 100, label: 'it' }, { ttl: 30_000 });
+      expect(created.warnings).toEqual([]);
+      expect(created.value).toMatchObject({ status: 'working', ttl: 30_000, pollInterval: 100, shape: 'wrapped' });
+      const history = await followToEnd(api, created.value!);
+      expect(history.at(-1)!.status).toBe('completed');
+      expect(history.map((t) => t.statusMessage)).toContain('Step 3/3: it');
+      const { value: result, warnings } = await api.getTaskResult(created.value!.taskId);
+      expect(warnings).toEqual([]);
+      expect(result.isError).toBe(false);
+      expect(result.result).toMatchObject({ content: [{ type: 'text', text: 'Finished it: 3 steps in 600 ms.' }] });
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('refuses a task for a forbidden tool before sending anything', async () => {
+    const session = await McpSession.connect({ url: receiver.url });
+    try {
+      const api = new TasksApi(session);
+      const { tools } = await api.listTools();
+      const echo = tools.find((t) => t.name === 'echo')!;
+      let sent = 0;
+      session.tap.subscribe((e) => e.direction === 'out' && e.method === 'tools/call' && sent++);
+      await expect(api.createTask(echo, { message: 'hi' })).rejects.toThrow(/forbidden/);
+      expect(sent).toBe(0);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('flaky_job ends failed with its statusMessage and an isError result', async () => {
+    const session = await McpSession.connect({ url: receiver.url });
+    try {
+      const api = new TasksApi(session);
+      const { tools } = await api.listTools();
+      const created = await api.createTask(tools.find((t) => t.name === 'flaky_job')!, { failAfterMs: 200, reason: 'disk full' });
+      const history = await followToEnd(api, created.value!);
+      expect(history.at(-1)).toMatchObject({ status: 'failed', statusMessage: 'Failed: disk full' });
+      const { value } = await api.getTaskResult(created.value!.taskId);
+      expect(value.isError).toBe(true);
+    } finally {
+      await session.close();
+    }
+  });
+});

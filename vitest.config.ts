@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/integration/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Integration tests start real receivers; two cores, so keep them from starving each other.
+    maxWorkers: 2,
+  },
+});
