@@ -20,11 +20,18 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
+    files: ['test/**', 'src/**/*.test.ts', 'bench/**'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': [
         'error',
-        { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Receiver data is untrusted.' },
+        {
+          selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']",
+          message: 'Receiver data is untrusted.',
+        },
       ],
     },
   },

@@ -7,7 +7,11 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { DemoTaskStore } from './demo-task-store.js';
 import { registerDemoTools } from './demo-tools.js';
 
-export const DEMO_SERVER_INFO = { name: 'taskscope-demo', title: 'Taskscope demo receiver', version: '0.1.0' };
+export const DEMO_SERVER_INFO = {
+  name: 'taskscope-demo',
+  title: 'Taskscope demo receiver',
+  version: '0.1.0',
+};
 
 /** One SDK session and everything it owns; closing it must leave no timer behind. */
 interface Session {

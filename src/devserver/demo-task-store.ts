@@ -31,7 +31,10 @@ export class DemoTaskStore extends InMemoryTaskStore {
     return task;
   }
 
-  override async listTasks(cursor?: string, sessionId?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
+  override async listTasks(
+    cursor?: string,
+    sessionId?: string,
+  ): Promise<{ tasks: Task[]; nextCursor?: string }> {
     const page = await super.listTasks(cursor, sessionId);
     return { ...page, tasks: page.tasks.map((t) => this.apply(t)) };
   }

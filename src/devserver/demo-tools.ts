@@ -48,11 +48,18 @@ export function registerDemoTools(server: McpServer, store: DemoTaskStore): void
     'slow_job',
     {
       title: 'Slow job',
-      description: 'Works through a number of steps, one statusMessage per step, then completes with a text result.',
+      description:
+        'Works through a number of steps, one statusMessage per step, then completes with a text result.',
       inputSchema: {
         durationMs: z.number().int().min(0).max(600_000).default(6000).describe('Total run time in ms'),
         steps: z.number().int().min(1).max(100).default(4).describe('Steps, one statusMessage each'),
-        pollIntervalMs: z.number().int().min(50).max(60_000).default(1000).describe('pollInterval the receiver asks for'),
+        pollIntervalMs: z
+          .number()
+          .int()
+          .min(50)
+          .max(60_000)
+          .default(1000)
+          .describe('pollInterval the receiver asks for'),
         ttlMs: ttlArg,
         label: z.string().max(200).default('job').describe('Free text echoed in messages and result'),
       },
@@ -60,7 +67,10 @@ export function registerDemoTools(server: McpServer, store: DemoTaskStore): void
     },
     {
       createTask: async ({ durationMs, steps, pollIntervalMs, ttlMs, label }, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: ttlMs ?? extra.taskRequestedTtl ?? 60_000, pollInterval: pollIntervalMs });
+        const task = await extra.taskStore.createTask({
+          ttl: ttlMs ?? extra.taskRequestedTtl ?? 60_000,
+          pollInterval: pollIntervalMs,
+        });
         runDetached(extra.taskStore, task.taskId, async () => {
           for (let i = 1; i <= steps; i++) {
             await extra.taskStore.updateTaskStatus(task.taskId, 'working', `Step ${i}/${steps}: ${label}`);
@@ -92,7 +102,10 @@ export function registerDemoTools(server: McpServer, store: DemoTaskStore): void
     },
     {
       createTask: async ({ failAfterMs, reason, ttlMs }, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: ttlMs ?? extra.taskRequestedTtl ?? 60_000, pollInterval: 500 });
+        const task = await extra.taskStore.createTask({
+          ttl: ttlMs ?? extra.taskRequestedTtl ?? 60_000,
+          pollInterval: 500,
+        });
         runDetached(extra.taskStore, task.taskId, async () => {
           await extra.taskStore.updateTaskStatus(task.taskId, 'working', 'Calling upstream…');
           await sleep(failAfterMs);
@@ -122,10 +135,17 @@ export function registerDemoTools(server: McpServer, store: DemoTaskStore): void
     },
     {
       createTask: async ({ question, ttlMs }, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: ttlMs ?? extra.taskRequestedTtl ?? 600_000, pollInterval: 1000 });
+        const task = await extra.taskStore.createTask({
+          ttl: ttlMs ?? extra.taskRequestedTtl ?? 600_000,
+          pollInterval: 1000,
+        });
         runDetached(extra.taskStore, task.taskId, async () => {
           await sleep(500);
-          await extra.taskStore.updateTaskStatus(task.taskId, 'input_required', `Waiting for an answer: ${question}`);
+          await extra.taskStore.updateTaskStatus(
+            task.taskId,
+            'input_required',
+            `Waiting for an answer: ${question}`,
+          );
           // relatedTask routes the request through the task's message queue, delivered on tasks/result.
           const answer = await server.server.request(
             {
@@ -146,10 +166,16 @@ export function registerDemoTools(server: McpServer, store: DemoTaskStore): void
             // A person answers this, so give them far longer than the SDK's one-minute default.
             { relatedTask: { taskId: task.taskId }, timeout: 10 * 60_000 },
           );
-          await extra.taskStore.updateTaskStatus(task.taskId, 'working', `Got "${answer.action}", finishing…`);
+          await extra.taskStore.updateTaskStatus(
+            task.taskId,
+            'working',
+            `Got "${answer.action}", finishing…`,
+          );
           await sleep(500);
           const reply =
-            answer.action === 'accept' ? `You answered: ${String(answer.content?.answer ?? '')}` : `You chose to ${answer.action}.`;
+            answer.action === 'accept'
+              ? `You answered: ${String(answer.content?.answer ?? '')}`
+              : `You chose to ${answer.action}.`;
           await extra.taskStore.storeTaskResult(task.taskId, 'completed', {
             ...text(reply),
             structuredContent: { action: answer.action, content: answer.content ?? null },
@@ -165,7 +191,8 @@ export function registerDemoTools(server: McpServer, store: DemoTaskStore): void
     'variable_poll_job',
     {
       title: 'Variable poll job',
-      description: 'Asks for a fast pollInterval first, then a slow one mid-run, to show the hint being re-read.',
+      description:
+        'Asks for a fast pollInterval first, then a slow one mid-run, to show the hint being re-read.',
       inputSchema: {
         fastMs: z.number().int().min(50).max(60_000).default(250),
         slowMs: z.number().int().min(50).max(60_000).default(2000),
@@ -177,14 +204,21 @@ export function registerDemoTools(server: McpServer, store: DemoTaskStore): void
     },
     {
       createTask: async ({ fastMs, slowMs, switchAfterMs, totalMs, ttlMs }, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: ttlMs ?? extra.taskRequestedTtl ?? 60_000, pollInterval: fastMs });
+        const task = await extra.taskStore.createTask({
+          ttl: ttlMs ?? extra.taskRequestedTtl ?? 60_000,
+          pollInterval: fastMs,
+        });
         runDetached(extra.taskStore, task.taskId, async () => {
           await extra.taskStore.updateTaskStatus(task.taskId, 'working', `Polling hint ${fastMs} ms`);
           await sleep(switchAfterMs);
           store.patch(task.taskId, { pollInterval: slowMs });
           await extra.taskStore.updateTaskStatus(task.taskId, 'working', `Polling hint now ${slowMs} ms`);
           await sleep(Math.max(0, totalMs - switchAfterMs));
-          await extra.taskStore.storeTaskResult(task.taskId, 'completed', text(`pollInterval went ${fastMs} → ${slowMs} ms.`));
+          await extra.taskStore.storeTaskResult(
+            task.taskId,
+            'completed',
+            text(`pollInterval went ${fastMs} → ${slowMs} ms.`),
+          );
         });
         return { task };
       },
@@ -196,7 +230,8 @@ export function registerDemoTools(server: McpServer, store: DemoTaskStore): void
     'short_ttl_job',
     {
       title: 'Short-TTL job',
-      description: 'Completes fast with a ttl of a few seconds, so the countdown, expiry and purge can be watched.',
+      description:
+        'Completes fast with a ttl of a few seconds, so the countdown, expiry and purge can be watched.',
       inputSchema: {
         ttlMs: z.number().int().min(1000).max(600_000).default(8000),
         durationMs: z.number().int().min(0).max(60_000).default(1000),
@@ -224,13 +259,17 @@ export function registerDemoTools(server: McpServer, store: DemoTaskStore): void
     'rich_result_job',
     {
       title: 'Rich result job',
-      description: 'Completes with every kind of content: markdown text, an image, a resource link, an embedded resource, structuredContent.',
+      description:
+        'Completes with every kind of content: markdown text, an image, a resource link, an embedded resource, structuredContent.',
       inputSchema: { durationMs: z.number().int().min(0).max(60_000).default(1500), ttlMs: ttlArg },
       execution: { taskSupport: 'required' },
     },
     {
       createTask: async ({ durationMs, ttlMs }, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: ttlMs ?? extra.taskRequestedTtl ?? 60_000, pollInterval: 500 });
+        const task = await extra.taskStore.createTask({
+          ttl: ttlMs ?? extra.taskRequestedTtl ?? 60_000,
+          pollInterval: 500,
+        });
         runDetached(extra.taskStore, task.taskId, async () => {
           await extra.taskStore.updateTaskStatus(task.taskId, 'working', 'Rendering report…');
           await sleep(durationMs);
@@ -244,7 +283,11 @@ export function registerDemoTools(server: McpServer, store: DemoTaskStore): void
               { type: 'resource_link', uri: 'file:///reports/q3.csv', name: 'q3.csv', mimeType: 'text/csv' },
               {
                 type: 'resource',
-                resource: { uri: 'memo://summary', mimeType: 'text/plain', text: 'Summary: all targets met.' },
+                resource: {
+                  uri: 'memo://summary',
+                  mimeType: 'text/plain',
+                  text: 'Summary: all targets met.',
+                },
               },
             ],
             structuredContent: { revenue: { q2: 100, q3: 112 }, costs: [40, 40], ok: true },
@@ -266,11 +309,18 @@ export function registerDemoTools(server: McpServer, store: DemoTaskStore): void
     },
     {
       createTask: async ({ text: input }, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 60_000, pollInterval: 300 });
+        const task = await extra.taskStore.createTask({
+          ttl: extra.taskRequestedTtl ?? 60_000,
+          pollInterval: 300,
+        });
         runDetached(extra.taskStore, task.taskId, async () => {
           await sleep(1200);
           const words = input.split(/\s+/).filter(Boolean);
-          await extra.taskStore.storeTaskResult(task.taskId, 'completed', text(`${words.length} words; starts "${words.slice(0, 5).join(' ')}"`));
+          await extra.taskStore.storeTaskResult(
+            task.taskId,
+            'completed',
+            text(`${words.length} words; starts "${words.slice(0, 5).join(' ')}"`),
+          );
         });
         return { task };
       },

@@ -5,10 +5,16 @@ import { listenOnLoopback, portFromEnv } from './http-server.js';
 // The demo receiver alone, for other MCP clients (or a Taskscope served elsewhere): POST/GET/DELETE /mcp.
 const app = express();
 app.disable('x-powered-by');
-const receiver = createDemoReceiver({ allowedOrigins: process.env.ALLOWED_ORIGINS?.split(',').filter(Boolean) });
+const receiver = createDemoReceiver({
+  allowedOrigins: process.env.ALLOWED_ORIGINS?.split(',').filter(Boolean),
+});
 app.use('/mcp', receiver.router);
 const listening = await listenOnLoopback(app, portFromEnv('PORT', 3001));
 console.log(`Taskscope demo receiver on ${listening.url}/mcp`);
-const stop = () => void receiver.close().then(listening.close).then(() => process.exit(0));
+const stop = () =>
+  void receiver
+    .close()
+    .then(listening.close)
+    .then(() => process.exit(0));
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

@@ -17,18 +17,29 @@ export function serverTaskSupport(capabilities: Record<string, unknown> | undefi
 export function normaliseTool(raw: unknown): { tool: ToolInfo | null; warnings: Warning[] } {
   const warnings: Warning[] = [];
   if (!isObject(raw) || typeof raw.name !== 'string' || raw.name === '') {
-    return { tool: null, warnings: [{ code: 'not-an-object', message: 'a tools/list entry has no name; skipped' }] };
+    return {
+      tool: null,
+      warnings: [{ code: 'not-an-object', message: 'a tools/list entry has no name; skipped' }],
+    };
   }
   const check = ToolV1Schema.safeParse(raw);
   if (!check.success) {
-    const fields = [...new Set(check.error.issues.map((i) => i.path.join('.') || '(root)'))].slice(0, 5).join(', ');
-    warnings.push({ code: 'schema', message: `tool ${raw.name} does not match the Tool schema at: ${fields}` });
+    const fields = [...new Set(check.error.issues.map((i) => i.path.join('.') || '(root)'))]
+      .slice(0, 5)
+      .join(', ');
+    warnings.push({
+      code: 'schema',
+      message: `tool ${raw.name} does not match the Tool schema at: ${fields}`,
+    });
   }
   const execution = isObject(raw.execution) ? raw.execution : {};
   const support = execution.taskSupport;
   const taskSupport = support === 'optional' || support === 'required' ? support : 'forbidden';
   if (support !== undefined && support !== taskSupport) {
-    warnings.push({ code: 'schema', message: `tool ${raw.name}: unknown taskSupport ${JSON.stringify(support)}, read as forbidden` });
+    warnings.push({
+      code: 'schema',
+      message: `tool ${raw.name}: unknown taskSupport ${JSON.stringify(support)}, read as forbidden`,
+    });
   }
   return {
     tool: {
@@ -44,7 +55,9 @@ export function normaliseTool(raw: unknown): { tool: ToolInfo | null; warnings: 
 
 /** Why a tool cannot run as a task here, or null when it can. */
 export function whyNotTask(tool: ToolInfo, support: ServerTaskSupport): string | null {
-  if (!support.toolCall) return 'The receiver does not offer tools/call as a task (no tasks.requests.tools.call capability).';
-  if (tool.taskSupport === 'forbidden') return `${tool.name} does not run as a task (taskSupport: forbidden).`;
+  if (!support.toolCall)
+    return 'The receiver does not offer tools/call as a task (no tasks.requests.tools.call capability).';
+  if (tool.taskSupport === 'forbidden')
+    return `${tool.name} does not run as a task (taskSupport: forbidden).`;
   return null;
 }

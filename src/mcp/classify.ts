@@ -63,13 +63,26 @@ const oneLine = (s: string, max = 300) => s.replace(/\s+/g, ' ').trim().slice(0,
 function classifyHttp(status: number, detail: string, retryAfterMs?: number): ClassifiedError {
   const base = { httpStatus: status, detail: oneLine(detail) };
   if (status === 429) {
-    return { ...base, kind: 'rate-limited', retryAfterMs, message: 'The receiver is rate-limiting (HTTP 429); backing off.' };
+    return {
+      ...base,
+      kind: 'rate-limited',
+      retryAfterMs,
+      message: 'The receiver is rate-limiting (HTTP 429); backing off.',
+    };
   }
   if (status === 404 || (status === 400 && /session/i.test(detail))) {
-    return { ...base, kind: 'session-lost', message: 'The receiver no longer knows this session; reconnect to start a new one.' };
+    return {
+      ...base,
+      kind: 'session-lost',
+      message: 'The receiver no longer knows this session; reconnect to start a new one.',
+    };
   }
   if (status === 401) {
-    return { ...base, kind: 'auth', message: 'The receiver wants credentials (HTTP 401): add an Authorization header.' };
+    return {
+      ...base,
+      kind: 'auth',
+      message: 'The receiver wants credentials (HTTP 401): add an Authorization header.',
+    };
   }
   if (status === 403) {
     const origin = /origin/i.test(detail);
@@ -85,7 +98,11 @@ function classifyHttp(status: number, detail: string, retryAfterMs?: number): Cl
     return { ...base, kind: 'unsupported', message: 'The receiver does not accept this HTTP method (405).' };
   }
   if (status === 415 || status === 406) {
-    return { ...base, kind: 'protocol', message: `The receiver rejected the message format (HTTP ${status}).` };
+    return {
+      ...base,
+      kind: 'protocol',
+      message: `The receiver rejected the message format (HTTP ${status}).`,
+    };
   }
   return { ...base, kind: 'other', message: `The receiver answered HTTP ${status}.` };
 }
@@ -98,36 +115,74 @@ function classifyJsonRpc(code: number, raw: string, data: unknown, ctx: ErrorCon
       const method = ctx.method ?? '';
       const isTaskMethod = method.startsWith('tasks/');
       if (method === 'tasks/result' && ctx.taskLive) {
-        return { ...base, kind: 'not-ready', message: 'The result is not ready yet; Taskscope keeps polling tasks/get.' };
+        return {
+          ...base,
+          kind: 'not-ready',
+          message: 'The result is not ready yet; Taskscope keeps polling tasks/get.',
+        };
       }
       if (isTaskMethod && ctx.knownTask) {
-        return { ...base, kind: 'purged', message: 'The receiver no longer has this task (expired or purged); what was fetched is kept.' };
+        return {
+          ...base,
+          kind: 'purged',
+          message: 'The receiver no longer has this task (expired or purged); what was fetched is kept.',
+        };
       }
       if (isTaskMethod || (!method && /task/i.test(detail))) {
         if (!method && /expired|purged/i.test(detail)) {
-          return { ...base, kind: 'purged', message: 'The receiver says this task has expired; what was fetched is kept.' };
+          return {
+            ...base,
+            kind: 'purged',
+            message: 'The receiver says this task has expired; what was fetched is kept.',
+          };
         }
-        return { ...base, kind: 'unknown-task', message: 'The receiver does not know this task id (wrong id, or another session).' };
+        return {
+          ...base,
+          kind: 'unknown-task',
+          message: 'The receiver does not know this task id (wrong id, or another session).',
+        };
       }
       return { ...base, kind: 'other', message: `The receiver rejected the parameters: ${detail}` };
     }
     case JSONRPC.methodNotFound:
-      return { ...base, kind: 'unsupported', message: `The receiver does not support ${ctx.method ?? 'this method'} (-32601).` };
+      return {
+        ...base,
+        kind: 'unsupported',
+        message: `The receiver does not support ${ctx.method ?? 'this method'} (-32601).`,
+      };
     case JSONRPC.invalidRequest:
       return ctx.method === 'tools/call'
-        ? { ...base, kind: 'unsupported', message: 'The receiver refused to run this tool as a task (-32600).' }
+        ? {
+            ...base,
+            kind: 'unsupported',
+            message: 'The receiver refused to run this tool as a task (-32600).',
+          }
         : { ...base, kind: 'protocol', message: `The receiver called the request invalid: ${detail}` };
     case JSONRPC.tooManyRequests: {
       const retry = Number(field(data, 'retryAfter') ?? field(data, 'retryAfterMs'));
-      const retryAfterMs = Number.isFinite(retry) && retry > 0 ? (field(data, 'retryAfterMs') ? retry : retry * 1000) : undefined;
-      return { ...base, kind: 'rate-limited', retryAfterMs, message: 'Too many requests (-32429): backing off before the next poll.' };
+      const retryAfterMs =
+        Number.isFinite(retry) && retry > 0
+          ? field(data, 'retryAfterMs')
+            ? retry
+            : retry * 1000
+          : undefined;
+      return {
+        ...base,
+        kind: 'rate-limited',
+        retryAfterMs,
+        message: 'Too many requests (-32429): backing off before the next poll.',
+      };
     }
     case JSONRPC.sdkTimeout:
       if (/timed out|timeout/i.test(raw)) {
         return { ...base, kind: 'timeout', message: 'The receiver did not answer in time.' };
       }
       if (/session/i.test(raw)) {
-        return { ...base, kind: 'session-lost', message: 'The receiver no longer knows this session; reconnect to start a new one.' };
+        return {
+          ...base,
+          kind: 'session-lost',
+          message: 'The receiver no longer knows this session; reconnect to start a new one.',
+        };
       }
       return { ...base, kind: 'other', message: `The receiver answered an error: ${detail}` };
     case JSONRPC.sdkConnectionClosed:
@@ -154,7 +209,11 @@ export function classifyError(error: unknown, ctx: ErrorContext = {}): Classifie
     const name = field(error, 'name');
     const message = textOf(field(error, 'message') ?? error);
     if (name === 'AbortError' || name === 'TimeoutError') {
-      return { kind: 'timeout', message: 'The request was aborted before the receiver answered.', detail: oneLine(message) };
+      return {
+        kind: 'timeout',
+        message: 'The request was aborted before the receiver answered.',
+        detail: oneLine(message),
+      };
     }
     if (error instanceof TypeError && /fetch|network|load failed|networkerror/i.test(message)) {
       const cause = oneLine(textOf(field(field(error, 'cause'), 'code') ?? field(error, 'cause') ?? ''));
@@ -167,16 +226,26 @@ export function classifyError(error: unknown, ctx: ErrorContext = {}): Classifie
       };
     }
     if (name === 'ZodError' || name === '$ZodError' || error instanceof SyntaxError) {
-      return { kind: 'protocol', message: 'The receiver sent something that is not valid JSON-RPC.', detail: oneLine(message) };
+      return {
+        kind: 'protocol',
+        message: 'The receiver sent something that is not valid JSON-RPC.',
+        detail: oneLine(message),
+      };
     }
     const code = field(error, 'code');
     if (typeof code === 'number' && Number.isFinite(code)) {
       // The SDK's StreamableHTTPError carries the HTTP status as its code; JSON-RPC codes are negative.
       if (code >= 100 && code < 600) return classifyHttp(code, message);
-      if (code === -1) return { kind: 'protocol', message: 'The receiver answered with an unexpected content type.', detail: oneLine(message) };
+      if (code === -1)
+        return {
+          kind: 'protocol',
+          message: 'The receiver answered with an unexpected content type.',
+          detail: oneLine(message),
+        };
       return classifyJsonRpc(code, message, field(error, 'data'), ctx);
     }
-    if (/timed? ?out/i.test(message)) return { kind: 'timeout', message: 'The receiver did not answer in time.', detail: oneLine(message) };
+    if (/timed? ?out/i.test(message))
+      return { kind: 'timeout', message: 'The receiver did not answer in time.', detail: oneLine(message) };
     return { kind: 'other', message: `Unexpected error: ${oneLine(message, 200) || 'no detail'}` };
   } catch {
     return { kind: 'other', message: 'Unexpected error (unreadable)' };

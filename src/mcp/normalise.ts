@@ -21,7 +21,7 @@ const STATUS_SET: ReadonlySet<string> = new Set(TASK_STATUSES);
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const quote = (v: unknown) => {
-  const s = typeof v === 'string' ? `'${v}'` : JSON.stringify(v) ?? String(v);
+  const s = typeof v === 'string' ? `'${v}'` : (JSON.stringify(v) ?? String(v));
   return s.length > 60 ? `${s.slice(0, 57)}…` : s;
 };
 
@@ -43,14 +43,21 @@ function locateTask(raw: unknown): { obj: Obj; shape: TaskShape } | null {
   return { obj: raw, shape: 'flat' };
 }
 
-function readTime(obj: Obj, key: 'createdAt' | 'lastUpdatedAt', warnings: Warning[]): { iso?: string; ms?: number } {
+function readTime(
+  obj: Obj,
+  key: 'createdAt' | 'lastUpdatedAt',
+  warnings: Warning[],
+): { iso?: string; ms?: number } {
   const value = obj[key];
   if (value === undefined) {
     warnings.push({ code: 'bad-timestamp', message: `${key} is missing` });
     return {};
   }
   if (typeof value !== 'string' || !ISO_8601.test(value) || Number.isNaN(Date.parse(value))) {
-    warnings.push({ code: 'bad-timestamp', message: `${key} ${quote(value)} is not an ISO 8601 time, ignored` });
+    warnings.push({
+      code: 'bad-timestamp',
+      message: `${key} ${quote(value)} is not an ISO 8601 time, ignored`,
+    });
     return {};
   }
   return { iso: value, ms: Date.parse(value) };
@@ -65,7 +72,10 @@ function readTtl(obj: Obj, shape: TaskShape, warnings: Warning[]): number | null
   const value = obj[key];
   if (value === null) return null;
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
-  warnings.push({ code: 'bad-ttl', message: `${key} ${quote(value)} is neither a number of ms nor null, ignored` });
+  warnings.push({
+    code: 'bad-ttl',
+    message: `${key} ${quote(value)} is neither a number of ms nor null, ignored`,
+  });
   return undefined;
 }
 
@@ -74,15 +84,24 @@ function readPollInterval(obj: Obj, shape: TaskShape, warnings: Warning[]): numb
   const value = obj[key];
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    warnings.push({ code: 'bad-poll-interval', message: `${key} ${quote(value)} is not a usable interval, default used` });
+    warnings.push({
+      code: 'bad-poll-interval',
+      message: `${key} ${quote(value)} is not a usable interval, default used`,
+    });
     return undefined;
   }
   if (value < MIN_POLL_INTERVAL_MS) {
-    warnings.push({ code: 'bad-poll-interval', message: `${key} ${value} ms is too short, ${MIN_POLL_INTERVAL_MS} ms used` });
+    warnings.push({
+      code: 'bad-poll-interval',
+      message: `${key} ${value} ms is too short, ${MIN_POLL_INTERVAL_MS} ms used`,
+    });
     return MIN_POLL_INTERVAL_MS;
   }
   if (value > ABSURD_POLL_INTERVAL_MS) {
-    warnings.push({ code: 'bad-poll-interval', message: `${key} ${value} ms is over an hour; honoured, but check its unit` });
+    warnings.push({
+      code: 'bad-poll-interval',
+      message: `${key} ${value} ms is over an hour; honoured, but check its unit`,
+    });
   }
   return value;
 }
@@ -116,11 +135,17 @@ export function normaliseTask(raw: unknown, ctx: NormaliseTaskContext = {}): Nor
   try {
     const located = locateTask(raw);
     if (!located) {
-      return { value: null, warnings: [{ code: 'not-an-object', message: `expected a task object, got ${quote(raw)}` }] };
+      return {
+        value: null,
+        warnings: [{ code: 'not-an-object', message: `expected a task object, got ${quote(raw)}` }],
+      };
     }
     const { obj, shape } = located;
     if (shape === 'v2') {
-      warnings.push({ code: 'newer-protocol', message: 'task in the 2026-07-28 shape (resultType "task"); read as best we can' });
+      warnings.push({
+        code: 'newer-protocol',
+        message: 'task in the 2026-07-28 shape (resultType "task"); read as best we can',
+      });
     } else {
       const check = TaskV1Schema.safeParse(obj);
       if (!check.success) {
@@ -135,9 +160,15 @@ export function normaliseTask(raw: unknown, ctx: NormaliseTaskContext = {}): Nor
         warnings.push({ code: 'missing-task-id', message: 'taskId is missing and none was expected' });
         return { value: null, warnings };
       }
-      warnings.push({ code: 'missing-task-id', message: 'taskId is missing; assumed to be the one asked for' });
+      warnings.push({
+        code: 'missing-task-id',
+        message: 'taskId is missing; assumed to be the one asked for',
+      });
     } else if (ctx.expectedTaskId && taskId !== ctx.expectedTaskId) {
-      warnings.push({ code: 'task-id-mismatch', message: `asked for ${ctx.expectedTaskId} but got ${taskId}` });
+      warnings.push({
+        code: 'task-id-mismatch',
+        message: `asked for ${ctx.expectedTaskId} but got ${taskId}`,
+      });
     }
 
     const status = readStatus(obj, ctx.previous, warnings);
@@ -145,7 +176,10 @@ export function normaliseTask(raw: unknown, ctx: NormaliseTaskContext = {}): Nor
     const updated = readTime(obj, 'lastUpdatedAt', warnings);
     const previousUpdated = ctx.previous?.lastUpdatedAtMs;
     if (updated.ms !== undefined && previousUpdated !== undefined && updated.ms < previousUpdated) {
-      warnings.push({ code: 'time-went-backwards', message: `lastUpdatedAt went backwards (${ctx.previous?.lastUpdatedAt} → ${updated.iso})` });
+      warnings.push({
+        code: 'time-went-backwards',
+        message: `lastUpdatedAt went backwards (${ctx.previous?.lastUpdatedAt} → ${updated.iso})`,
+      });
     }
 
     const snapshot: TaskSnapshot = {
@@ -161,7 +195,10 @@ export function normaliseTask(raw: unknown, ctx: NormaliseTaskContext = {}): Nor
     };
     if (typeof obj.statusMessage === 'string') snapshot.statusMessage = obj.statusMessage;
     else if (obj.statusMessage !== undefined) {
-      warnings.push({ code: 'schema', message: `statusMessage ${quote(obj.statusMessage)} is not text, ignored` });
+      warnings.push({
+        code: 'schema',
+        message: `statusMessage ${quote(obj.statusMessage)} is not text, ignored`,
+      });
     }
     return { value: snapshot, warnings };
   } catch (error) {
@@ -181,7 +218,10 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
  * Reads a tasks/result answer: the 2025-11-25 plain result (a CallToolResult with related-task _meta) or the
  * user documents' `{taskId, status, result}` envelope, whose result may be null for a failed task.
  */
-export function normaliseResult(raw: unknown, ctx: NormaliseResultContext = {}): Normalised<TaskResultSnapshot> {
+export function normaliseResult(
+  raw: unknown,
+  ctx: NormaliseResultContext = {},
+): Normalised<TaskResultSnapshot> {
   const warnings: Warning[] = [];
   try {
     if (!isObject(raw)) {
@@ -194,16 +234,27 @@ export function normaliseResult(raw: unknown, ctx: NormaliseResultContext = {}):
     let payload: unknown = isEnvelope ? raw.result : raw;
     let envelopeStatus: TaskStatus | undefined;
     if (isEnvelope) {
-      if (typeof raw.status === 'string' && STATUS_SET.has(raw.status)) envelopeStatus = raw.status as TaskStatus;
-      else warnings.push({ code: 'unknown-status', message: `result envelope status ${quote(raw.status)} is not a task status` });
+      if (typeof raw.status === 'string' && STATUS_SET.has(raw.status))
+        envelopeStatus = raw.status as TaskStatus;
+      else
+        warnings.push({
+          code: 'unknown-status',
+          message: `result envelope status ${quote(raw.status)} is not a task status`,
+        });
       if (typeof raw.taskId === 'string' && ctx.expectedTaskId && raw.taskId !== ctx.expectedTaskId) {
-        warnings.push({ code: 'task-id-mismatch', message: `asked for ${ctx.expectedTaskId} but the result is for ${raw.taskId}` });
+        warnings.push({
+          code: 'task-id-mismatch',
+          message: `asked for ${ctx.expectedTaskId} but the result is for ${raw.taskId}`,
+        });
       }
     } else {
       const related = isObject(raw._meta) ? raw._meta[RELATED_TASK] : undefined;
       const relatedId = isObject(related) ? related.taskId : undefined;
       if (typeof relatedId === 'string' && ctx.expectedTaskId && relatedId !== ctx.expectedTaskId) {
-        warnings.push({ code: 'task-id-mismatch', message: `asked for ${ctx.expectedTaskId} but the result is for ${relatedId}` });
+        warnings.push({
+          code: 'task-id-mismatch',
+          message: `asked for ${ctx.expectedTaskId} but the result is for ${relatedId}`,
+        });
       }
     }
     if (payload === undefined) payload = null;
@@ -215,7 +266,9 @@ export function normaliseResult(raw: unknown, ctx: NormaliseResultContext = {}):
     if (result && ('content' in result || 'isError' in result)) {
       const check = CallToolResultV1Schema.safeParse(result);
       if (!check.success) {
-        const fields = [...new Set(check.error.issues.map((i) => i.path.join('.') || '(root)'))].slice(0, 5).join(', ');
+        const fields = [...new Set(check.error.issues.map((i) => i.path.join('.') || '(root)'))]
+          .slice(0, 5)
+          .join(', ');
         warnings.push({ code: 'bad-result', message: `does not match CallToolResult at: ${fields}` });
       }
     }

@@ -29,7 +29,10 @@ export interface ServerRequest {
   /** The task it belongs to, from the related-task _meta, when it has one. */
   relatedTaskId?: string;
 }
-export type ServerRequestHandler = (request: ServerRequest, signal: AbortSignal) => Promise<Record<string, unknown>>;
+export type ServerRequestHandler = (
+  request: ServerRequest,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown>>;
 
 export interface Notification {
   method: string;
@@ -86,7 +89,11 @@ function tappedFetch(base: typeof fetch, tap: TrafficTap): typeof fetch {
       if (!response.ok) {
         const body = await response.text().catch(() => '');
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-        tap.record('in', { httpStatus: response.status, body: body.slice(0, 2000) }, { httpStatus: response.status, kind: 'http-error' });
+        tap.record(
+          'in',
+          { httpStatus: response.status, body: body.slice(0, 2000) },
+          { httpStatus: response.status, kind: 'http-error' },
+        );
         throw new HttpStatusError(response.status, body.slice(0, 2000), retryAfterMs);
       }
     }
@@ -167,7 +174,10 @@ export class McpSession {
 
   private install(): void {
     this.client.fallbackNotificationHandler = async (notification) => {
-      const event: Notification = { method: notification.method, params: notification.params as Record<string, unknown> | undefined };
+      const event: Notification = {
+        method: notification.method,
+        params: notification.params as Record<string, unknown> | undefined,
+      };
       for (const listener of this.notificationListeners) {
         try {
           listener(event);
@@ -186,13 +196,21 @@ export class McpSession {
       const handler = this.serverRequestHandler;
       if (!handler) throw new Error(`Taskscope has nobody to answer ${request.method} yet`);
       return handler(
-        { id: extra.requestId, method: request.method, params, relatedTaskId: typeof related === 'string' ? related : undefined },
+        {
+          id: extra.requestId,
+          method: request.method,
+          params,
+          relatedTaskId: typeof related === 'string' ? related : undefined,
+        },
         extra.signal,
       );
     };
     // The SDK validates these results against the declared capabilities before they go back.
     this.client.setRequestHandler(ElicitRequestSchema, (request, extra) => route(request, extra) as never);
-    this.client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => route(request, extra) as never);
+    this.client.setRequestHandler(
+      CreateMessageRequestSchema,
+      (request, extra) => route(request, extra) as never,
+    );
     this.client.onclose = () => {
       this.closed = true;
       this.onClose?.();
@@ -220,7 +238,11 @@ export class McpSession {
   }
 
   /** Sends one request and returns its raw result. Errors are thrown as they come; classify them with classifyError. */
-  async request(method: string, params?: Record<string, unknown>, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<unknown> {
+  async request(
+    method: string,
+    params?: Record<string, unknown>,
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<unknown> {
     return this.client.request({ method, params } as never, AnyResult, {
       timeout: options.timeoutMs ?? this.requestTimeoutMs,
       signal: options.signal,

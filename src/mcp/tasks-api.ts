@@ -41,7 +41,11 @@ export class TasksApi {
   }
 
   /** tools/call with `task`; refused here, before anything is sent, when the receiver or tool does not allow it. */
-  async createTask(tool: ToolInfo, args: Record<string, unknown>, options: CreateTaskOptions = {}): Promise<Normalised<TaskSnapshot | null>> {
+  async createTask(
+    tool: ToolInfo,
+    args: Record<string, unknown>,
+    options: CreateTaskOptions = {},
+  ): Promise<Normalised<TaskSnapshot | null>> {
     const why = whyNotTask(tool, this.support);
     if (why) throw new LocalRefusal(why);
     const task = options.ttl === undefined ? {} : { ttl: options.ttl };
@@ -55,7 +59,10 @@ export class TasksApi {
   }
 
   /** On 2025-11-25 receivers this blocks until the task ends; pass a longer timeout when that is wanted. */
-  async getTaskResult(taskId: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<Normalised<TaskResultSnapshot>> {
+  async getTaskResult(
+    taskId: string,
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<Normalised<TaskResultSnapshot>> {
     const raw = await this.session.request('tasks/result', { taskId }, options);
     return normaliseResult(raw, { expectedTaskId: taskId });
   }
@@ -67,7 +74,8 @@ export class TasksApi {
 
   /** Every page of tasks/list; an entry that is not a task becomes a warning. */
   async listTasks(): Promise<{ tasks: TaskSnapshot[]; warnings: Warning[] }> {
-    if (!this.support.list) throw new LocalRefusal('The receiver does not offer tasks/list (no tasks.list capability).');
+    if (!this.support.list)
+      throw new LocalRefusal('The receiver does not offer tasks/list (no tasks.list capability).');
     const tasks: TaskSnapshot[] = [];
     const warnings: Warning[] = [];
     await this.eachPage('tasks/list', 'tasks', (item) => {
@@ -79,7 +87,9 @@ export class TasksApi {
   }
 
   /** Status pushes under any of the three names, normalised; returns the unsubscribe. */
-  onTaskStatus(listener: (update: Normalised<TaskSnapshot | null>, notification: Notification) => void): () => void {
+  onTaskStatus(
+    listener: (update: Normalised<TaskSnapshot | null>, notification: Notification) => void,
+  ): () => void {
     return this.session.onNotification((notification) => {
       if (!TASK_STATUS_NOTIFICATIONS.has(notification.method)) return;
       listener(normaliseTask(notification.params), notification);
@@ -90,7 +100,10 @@ export class TasksApi {
     let cursor: string | undefined;
     const seen = new Set<string>();
     for (let page = 0; page < MAX_PAGES; page++) {
-      const raw = (await this.session.request(method, cursor ? { cursor } : {})) as Record<string, unknown> | null;
+      const raw = (await this.session.request(method, cursor ? { cursor } : {})) as Record<
+        string,
+        unknown
+      > | null;
       const items = raw && Array.isArray(raw[key]) ? (raw[key] as unknown[]) : [];
       items.forEach(visit);
       const next = raw?.nextCursor;

@@ -42,6 +42,12 @@ function describe(message: unknown): { kind: TrafficKind; method?: string; id?: 
   return { kind: 'error' in m ? 'error' : 'response', id };
 }
 
+/** Maps iterate in insertion order, so the first key is the oldest. */
+function dropOldest(map: Map<unknown, unknown>): void {
+  const oldest = map.keys().next();
+  if (!oldest.done) map.delete(oldest.value);
+}
+
 /**
  * Sees every JSON-RPC message of one connection. It pairs answers with questions for latency and hands each
  * event to subscribers; keeping a history is the subscribers' business (a bounded ring in the UI).
@@ -65,11 +71,15 @@ export class TrafficTap {
   noteHttpStatus(ids: Array<string | number>, status: number): void {
     for (const id of ids) {
       this.httpStatusById.set(id, status);
-      if (this.httpStatusById.size > MAX_PENDING) this.httpStatusById.delete(this.httpStatusById.keys().next().value!);
+      if (this.httpStatusById.size > MAX_PENDING) dropOldest(this.httpStatusById);
     }
   }
 
-  record(direction: TrafficDirection, message: unknown, extra: { httpStatus?: number; kind?: TrafficKind } = {}): TrafficEvent {
+  record(
+    direction: TrafficDirection,
+    message: unknown,
+    extra: { httpStatus?: number; kind?: TrafficKind } = {},
+  ): TrafficEvent {
     const { kind, method, id } = describe(message);
     const at = this.now();
     const event: TrafficEvent = {
@@ -87,7 +97,7 @@ export class TrafficTap {
     if (id !== undefined) {
       if (kind === 'request') {
         this.pending.set(`${direction}:${id}`, { seq: event.seq, at, method });
-        if (this.pending.size > MAX_PENDING) this.pending.delete(this.pending.keys().next().value!);
+        if (this.pending.size > MAX_PENDING) dropOldest(this.pending);
       } else {
         // An answer travels the other way from its question.
         const key = `${direction === 'in' ? 'out' : 'in'}:${id}`;

@@ -33,11 +33,18 @@ const require = createRequire(import.meta.url);
 
 /** @modelcontextprotocol/server-everything over Streamable HTTP, in a child process bound to loopback. */
 export async function startEverything(): Promise<RunningReceiver> {
-  const entry = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
-  const child = spawn(process.execPath, ['--import', path.join(here, 'loopback-only.mjs'), entry, 'streamableHttp'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: '0' },
-  });
+  const entry = path.join(
+    path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+    'dist/index.js',
+  );
+  const child = spawn(
+    process.execPath,
+    ['--import', path.join(here, 'loopback-only.mjs'), entry, 'streamableHttp'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PORT: '0' },
+    },
+  );
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server-everything did not start:\n${output}`)), 20_000);

@@ -37,7 +37,15 @@ describe('demo receiver, end to end over Streamable HTTP', () => {
       const kinds = new Set(tools.map((t) => t.taskSupport));
       expect(kinds).toEqual(new Set(['required', 'optional', 'forbidden']));
       expect(tools.map((t) => t.name)).toEqual(
-        expect.arrayContaining(['slow_job', 'flaky_job', 'ask_user', 'variable_poll_job', 'short_ttl_job', 'rich_result_job', 'echo']),
+        expect.arrayContaining([
+          'slow_job',
+          'flaky_job',
+          'ask_user',
+          'variable_poll_job',
+          'short_ttl_job',
+          'rich_result_job',
+          'echo',
+        ]),
       );
     } finally {
       await session.close();
@@ -50,16 +58,27 @@ describe('demo receiver, end to end over Streamable HTTP', () => {
       const api = new TasksApi(session);
       const { tools } = await api.listTools();
       const slow = tools.find((t) => t.name === 'slow_job')!;
-      const created = await api.createTask(slow, { durationMs: 600, steps: 3, pollIntervalMs: 100, label: 'it' }, { ttl: 30_000 });
+      const created = await api.createTask(
+        slow,
+        { durationMs: 600, steps: 3, pollIntervalMs: 100, label: 'it' },
+        { ttl: 30_000 },
+      );
       expect(created.warnings).toEqual([]);
-      expect(created.value).toMatchObject({ status: 'working', ttl: 30_000, pollInterval: 100, shape: 'wrapped' });
+      expect(created.value).toMatchObject({
+        status: 'working',
+        ttl: 30_000,
+        pollInterval: 100,
+        shape: 'wrapped',
+      });
       const history = await followToEnd(api, created.value!);
       expect(history.at(-1)!.status).toBe('completed');
       expect(history.map((t) => t.statusMessage)).toContain('Step 3/3: it');
       const { value: result, warnings } = await api.getTaskResult(created.value!.taskId);
       expect(warnings).toEqual([]);
       expect(result.isError).toBe(false);
-      expect(result.result).toMatchObject({ content: [{ type: 'text', text: 'Finished it: 3 steps in 600 ms.' }] });
+      expect(result.result).toMatchObject({
+        content: [{ type: 'text', text: 'Finished it: 3 steps in 600 ms.' }],
+      });
     } finally {
       await session.close();
     }
@@ -85,7 +104,10 @@ describe('demo receiver, end to end over Streamable HTTP', () => {
     try {
       const api = new TasksApi(session);
       const { tools } = await api.listTools();
-      const created = await api.createTask(tools.find((t) => t.name === 'flaky_job')!, { failAfterMs: 200, reason: 'disk full' });
+      const created = await api.createTask(
+        tools.find((t) => t.name === 'flaky_job')!,
+        { failAfterMs: 200, reason: 'disk full' },
+      );
       const history = await followToEnd(api, created.value!);
       expect(history.at(-1)).toMatchObject({ status: 'failed', statusMessage: 'Failed: disk full' });
       const { value } = await api.getTaskResult(created.value!.taskId);

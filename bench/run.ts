@@ -1,0 +1,1 @@
+console.log('no benchmarks yet: the tracker benchmark arrives with the task dashboard');

@@ -1,0 +1,36 @@
+import { ConnectionBar } from '../connection/ConnectionBar';
+import { ServerCard } from '../connection/ServerCard';
+import { ToolList } from '../tools/ToolList';
+import { TrafficDrawer } from '../traffic/TrafficDrawer';
+import { Panel } from '../ui/Panel';
+import { MainPane } from './MainPane';
+import { ThemeToggle } from './ThemeToggle';
+
+export function App() {
+  return (
+    <div className="flex h-full flex-col">
+      <header className="flex items-center gap-4 border-b border-slate-200 px-3 py-2 dark:border-slate-800">
+        <a href="/" className="flex items-center gap-2 font-semibold tracking-tight">
+          <img src="/favicon.svg" alt="" className="h-5 w-5" />
+          Taskscope
+        </a>
+        <ConnectionBar />
+        <ThemeToggle />
+      </header>
+      <div className="flex min-h-0 flex-1">
+        <aside className="flex w-80 shrink-0 flex-col border-r border-slate-200 dark:border-slate-800">
+          <Panel title="Receiver">
+            <ServerCard />
+          </Panel>
+          <Panel title="Tools" className="max-h-[40%]">
+            <ToolList />
+          </Panel>
+        </aside>
+        <main className="min-w-0 flex-1 overflow-y-auto">
+          <MainPane />
+        </main>
+      </div>
+      <TrafficDrawer />
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+import { create } from 'zustand';
+import { persist } from 'zustand/middleware';
+
+export type ThemeChoice = 'system' | 'light' | 'dark';
+
+export interface Preferences {
+  theme: ThemeChoice;
+  /** Live polling for every task; off pauses all pollers (persisted, so a reload stays quiet). */
+  pollingPaused: boolean;
+  /** The user's floor for every poll interval, in ms; never makes polling faster than the receiver asks. */
+  minPollIntervalMs: number;
+  lastServerUrl: string | null;
+  setTheme: (theme: ThemeChoice) => void;
+  setPollingPaused: (paused: boolean) => void;
+  setMinPollIntervalMs: (ms: number) => void;
+  setLastServerUrl: (url: string | null) => void;
+}
+
+export const usePreferences = create<Preferences>()(
+  persist(
+    (set) => ({
+      theme: 'system',
+      pollingPaused: false,
+      minPollIntervalMs: 0,
+      lastServerUrl: null,
+      setTheme: (theme) => set({ theme }),
+      setPollingPaused: (pollingPaused) => set({ pollingPaused }),
+      setMinPollIntervalMs: (ms) =>
+        set({ minPollIntervalMs: Math.max(0, Math.min(600_000, Math.round(ms) || 0)) }),
+      setLastServerUrl: (lastServerUrl) => set({ lastServerUrl }),
+    }),
+    {
+      name: 'taskscope:preferences',
+      version: 1,
+      // Version 0 had no minimum interval; anything unreadable falls back to the defaults.
+      migrate: (persisted) => ({ minPollIntervalMs: 0, ...(persisted as object) }) as Preferences,
+    },
+  ),
+);
+
+/** Applies the theme to <html>, following the system when asked to; returns the unsubscribe. */
+export function applyTheme(): () => void {
+  const media = window.matchMedia('(prefers-color-scheme: dark)');
+  const apply = () => {
+    const { theme } = usePreferences.getState();
+    const dark = theme === 'dark' || (theme === 'system' && media.matches);
+    document.documentElement.classList.toggle('dark', dark);
+  };
+  apply();
+  media.addEventListener('change', apply);
+  const unsubscribe = usePreferences.subscribe(apply);
+  return () => {
+    media.removeEventListener('change', apply);
+    unsubscribe();
+  };
+}

@@ -1,0 +1,106 @@
+import { useState, type FormEvent } from 'react';
+import { Plug, Unplug, KeyRound } from 'lucide-react';
+import { Button } from '../ui/Button';
+import { connect, disconnect } from './actions';
+import { useConnection, type ConnectionStatus } from './store';
+
+const statusLook: Record<ConnectionStatus, { dot: string; label: string }> = {
+  idle: { dot: 'bg-slate-400', label: 'Not connected' },
+  connecting: { dot: 'bg-amber-400 animate-pulse', label: 'Connecting…' },
+  connected: { dot: 'bg-green-500', label: 'Connected' },
+  error: { dot: 'bg-red-500', label: 'Connection failed' },
+  closed: { dot: 'bg-slate-400', label: 'Disconnected' },
+};
+
+/** One header per line, `Name: value`; lines that are not headers are dropped rather than sent half-formed. */
+export function parseHeaderLines(text: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const match = /^\s*([A-Za-z0-9!#$%&'*+.^_`|~-]+)\s*:\s*(.*?)\s*$/.exec(line);
+    if (match?.[1] && match[2] !== undefined) headers[match[1]] = match[2];
+  }
+  return headers;
+}
+
+export function ConnectionBar() {
+  const { url, status, headers } = useConnection();
+  const [draft, setDraft] = useState<string | null>(null);
+  const [headerText, setHeaderText] = useState<string | null>(null);
+  const [showHeaders, setShowHeaders] = useState(false);
+  const look = statusLook[status];
+  const value = draft ?? url;
+  const headerValue =
+    headerText ??
+    Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n');
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setDraft(null);
+    void connect(value, parseHeaderLines(headerValue));
+  };
+
+  return (
+    <form onSubmit={submit} className="relative flex min-w-0 flex-1 items-center gap-2">
+      <span
+        className="flex items-center gap-1.5 text-xs whitespace-nowrap text-slate-500 dark:text-slate-400"
+        data-testid="connection-status"
+      >
+        <span className={`h-2 w-2 rounded-full ${look.dot}`} aria-hidden />
+        {look.label}
+      </span>
+      <label className="sr-only" htmlFor="server-url">
+        Receiver URL
+      </label>
+      <input
+        id="server-url"
+        value={value}
+        onChange={(e) => setDraft(e.target.value)}
+        spellCheck={false}
+        placeholder="http://127.0.0.1:3001/mcp"
+        className="min-w-0 flex-1 rounded-md bg-slate-100 px-2 py-1 font-mono text-xs ring-1 ring-slate-200 outline-none ring-inset focus:ring-sky-500 dark:bg-slate-900 dark:ring-slate-700"
+      />
+      <Button
+        variant="ghost"
+        onClick={() => setShowHeaders((s) => !s)}
+        title="Request headers (e.g. Authorization)"
+        aria-expanded={showHeaders}
+      >
+        <KeyRound size={14} />
+        {Object.keys(headers).length > 0 && <span className="text-xs">{Object.keys(headers).length}</span>}
+      </Button>
+      {status === 'connected' || status === 'connecting' ? (
+        <>
+          <Button type="submit" variant="outline" title="Reconnect (new session)">
+            <Plug size={14} /> Reconnect
+          </Button>
+          <Button variant="ghost" onClick={() => void disconnect()} title="End the session (DELETE)">
+            <Unplug size={14} />
+          </Button>
+        </>
+      ) : (
+        <Button type="submit" variant="primary">
+          <Plug size={14} /> Connect
+        </Button>
+      )}
+      {showHeaders && (
+        <div className="absolute top-full right-0 z-20 mt-2 w-96 rounded-md border border-slate-200 bg-white p-3 shadow-lg dark:border-slate-700 dark:bg-slate-900">
+          <label className="text-xs font-medium text-slate-600 dark:text-slate-300" htmlFor="headers">
+            Headers sent on every request, one <code>Name: value</code> per line
+          </label>
+          <textarea
+            id="headers"
+            rows={4}
+            value={headerValue}
+            onChange={(e) => setHeaderText(e.target.value)}
+            spellCheck={false}
+            placeholder="Authorization: Bearer …"
+            className="mt-1 w-full rounded bg-slate-50 p-2 font-mono text-xs ring-1 ring-slate-200 ring-inset dark:bg-slate-950 dark:ring-slate-700"
+          />
+          <p className="mt-1 text-xs text-slate-500">Applied on the next connect.</p>
+        </div>
+      )}
+    </form>
+  );
+}

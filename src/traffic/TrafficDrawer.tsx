@@ -1,0 +1,79 @@
+import { useState } from 'react';
+import { ArrowDownLeft, ArrowUpRight, ChevronDown, ChevronUp, Trash2 } from 'lucide-react';
+import { Button } from '../ui/Button';
+import { useTraffic } from './store';
+import type { TrafficEvent } from '../mcp';
+
+const kindColour: Record<TrafficEvent['kind'], string> = {
+  request: 'text-sky-600 dark:text-sky-400',
+  response: 'text-green-600 dark:text-green-400',
+  error: 'text-red-600 dark:text-red-400',
+  'http-error': 'text-red-600 dark:text-red-400',
+  notification: 'text-violet-600 dark:text-violet-400',
+};
+
+function Row({ event }: { event: TrafficEvent }) {
+  return (
+    <tr className="border-b border-slate-100 align-top dark:border-slate-900">
+      <td className="px-2 py-0.5 text-slate-500 tabular-nums">
+        {new Date(event.wallTime).toLocaleTimeString(undefined, { hour12: false })}
+      </td>
+      <td className="px-1">
+        {event.direction === 'out' ? (
+          <ArrowUpRight size={12} className="text-sky-500" />
+        ) : (
+          <ArrowDownLeft size={12} className="text-green-500" />
+        )}
+      </td>
+      <td className={`px-2 ${kindColour[event.kind]}`}>{event.kind}</td>
+      <td className="px-2 font-mono">{event.method ?? ''}</td>
+      <td className="px-2 font-mono text-slate-500">{event.id ?? ''}</td>
+      <td className="px-2 text-slate-500 tabular-nums">{event.httpStatus ?? ''}</td>
+      <td className="px-2 text-right text-slate-500 tabular-nums">{event.bytes} B</td>
+      <td className="px-2 text-right text-slate-500 tabular-nums">
+        {event.latencyMs !== undefined ? `${Math.round(event.latencyMs)} ms` : ''}
+      </td>
+    </tr>
+  );
+}
+
+export function TrafficDrawer() {
+  const [open, setOpen] = useState(false);
+  const events = useTraffic((s) => s.events);
+  const total = useTraffic((s) => s.total);
+  const clear = useTraffic((s) => s.clear);
+  return (
+    <section className="border-t border-slate-200 dark:border-slate-800" aria-label="Traffic">
+      <header className="flex items-center justify-between px-3 py-1">
+        <button
+          type="button"
+          className="flex items-center gap-1 text-xs font-semibold tracking-wide text-slate-500 uppercase"
+          onClick={() => setOpen((o) => !o)}
+          aria-expanded={open}
+        >
+          {open ? <ChevronDown size={14} /> : <ChevronUp size={14} />} Traffic
+          <span className="font-normal normal-case">({total} messages)</span>
+        </button>
+        {open && (
+          <Button variant="ghost" onClick={clear} title="Clear the log">
+            <Trash2 size={12} />
+          </Button>
+        )}
+      </header>
+      {open && (
+        <div className="h-56 overflow-y-auto font-mono text-[11px]">
+          <table className="w-full">
+            <tbody>
+              {events
+                .slice(-300)
+                .reverse()
+                .map((event) => (
+                  <Row key={event.seq} event={event} />
+                ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

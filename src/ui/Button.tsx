@@ -1,0 +1,26 @@
+import type { ButtonHTMLAttributes } from 'react';
+
+const variants = {
+  primary:
+    'bg-sky-600 text-white hover:bg-sky-500 disabled:bg-slate-300 disabled:text-slate-500 dark:disabled:bg-slate-800',
+  ghost:
+    'text-slate-600 hover:bg-slate-100 disabled:text-slate-300 dark:text-slate-300 dark:hover:bg-slate-800 dark:disabled:text-slate-600',
+  outline:
+    'ring-1 ring-inset ring-slate-300 text-slate-700 hover:bg-slate-50 disabled:text-slate-400 dark:ring-slate-700 dark:text-slate-200 dark:hover:bg-slate-800',
+  danger:
+    'ring-1 ring-inset ring-red-300 text-red-700 hover:bg-red-50 dark:ring-red-900 dark:text-red-300 dark:hover:bg-red-950',
+} as const;
+
+export function Button({
+  variant = 'outline',
+  className = '',
+  ...props
+}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof variants }) {
+  return (
+    <button
+      type="button"
+      {...props}
+      className={`inline-flex items-center justify-center gap-1.5 rounded-md px-2.5 py-1 text-sm font-medium transition-colors disabled:cursor-not-allowed ${variants[variant]} ${className}`}
+    />
+  );
+}

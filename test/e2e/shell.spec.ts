@@ -1,0 +1,31 @@
+import { expect, test } from '@playwright/test';
+
+test('opens connected to the demo receiver and lists its tools', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(page.getByTestId('server-name')).toHaveText('Taskscope demo receiver');
+  await expect(page.getByTestId('protocol-version')).toHaveText('2025-11-25');
+  const tools = page.getByTestId('tool-list');
+  await expect(tools.getByTestId('tool-slow_job')).toContainText('task required');
+  await expect(tools.getByTestId('tool-summarise')).toContainText('task optional');
+  await expect(tools.getByTestId('tool-echo')).toContainText('no task');
+});
+
+test('says clearly when the receiver cannot be reached, and keeps working', async ({ page }) => {
+  await page.goto('/?server=http://127.0.0.1:9/mcp');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connection failed');
+  await expect(page.getByRole('alert')).toContainText(/could not be reached|refused/i);
+  await page.getByLabel('Receiver URL').fill('/demo/mcp');
+  await page.getByRole('button', { name: 'Connect' }).click();
+  await expect(page.getByTestId('server-name')).toHaveText('Taskscope demo receiver');
+});
+
+test('follows the system theme and toggles it', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto('/');
+  await expect(page.locator('html')).toHaveClass(/dark/);
+  await page.getByRole('button', { name: 'Theme: system' }).click();
+  await expect(page.locator('html')).not.toHaveClass(/dark/);
+  await page.getByRole('button', { name: 'Theme: light' }).click();
+  await expect(page.locator('html')).toHaveClass(/dark/);
+});
