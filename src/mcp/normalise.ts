@@ -230,7 +230,8 @@ export function normaliseResult(
         warnings: [{ code: 'not-an-object', message: `expected a result object, got ${quote(raw)}` }],
       };
     }
-    const isEnvelope = 'result' in raw && 'status' in raw && !('content' in raw);
+    // A CallToolResult never has a task status of its own; an object that does is the user documents' envelope.
+    const isEnvelope = 'status' in raw && ('result' in raw || 'taskId' in raw) && !('content' in raw);
     let payload: unknown = isEnvelope ? raw.result : raw;
     let envelopeStatus: TaskStatus | undefined;
     if (isEnvelope) {
