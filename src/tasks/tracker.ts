@@ -1,0 +1,438 @@
+import type { QueryClient } from '@tanstack/react-query';
+import {
+  classifyError,
+  hasResult,
+  isTerminal,
+  sequenceWarnings,
+  type ClassifiedError,
+  type Normalised,
+  type TaskSnapshot,
+  type TasksApi,
+} from '../mcp';
+import { queryKeys } from '../app/queryKeys';
+import { nextBackoff, pollDelay } from './interval';
+import { ResultFetcher } from './result-fetcher';
+import {
+  appendEntry,
+  createTasksStore,
+  updateTask,
+  type ObservationSource,
+  type TasksStore,
+  type TrackedTask,
+} from './store';
+import { estimateClockOffset } from './ttl';
+
+/** The part of TasksApi the tracker uses; tests may hand in a receiver of their own shape. */
+export type TaskApiPort = Pick<
+  TasksApi,
+  'getTask' | 'getTaskResult' | 'cancelTask' | 'listTasks' | 'onTaskStatus'
+>;
+
+export interface Clock {
+  now: () => number;
+  setTimeout: (fn: () => void, ms: number) => unknown;
+  clearTimeout: (handle: unknown) => void;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+export interface TrackerSettings {
+  paused: boolean;
+  minPollIntervalMs: number;
+}
+
+export interface TrackerDeps {
+  api: TaskApiPort;
+  queryClient: QueryClient;
+  connectionId: number;
+  store?: TasksStore;
+  clock?: Clock;
+  settings?: () => TrackerSettings;
+}
+
+/** Timers and flags per task: how the tracker works, not what the UI shows, so they stay out of the store. */
+interface Runtime {
+  timer?: unknown;
+  inFlight: boolean;
+  retryAfterUntil?: number;
+  probeTimer?: unknown;
+  probeGapMs: number;
+  probes: number;
+}
+
+/** After a terminal task's ttl runs out, the receiver is asked this many times whether it has purged it. */
+const MAX_PURGE_PROBES = 6;
+const CLOCK_SAMPLES_KEPT = 50;
+
+export interface TrackOptions {
+  origin: TrackedTask['origin'];
+  tool?: string;
+  /** What the receiver already told us (the create answer, a tasks/list entry, a push). */
+  initial?: Normalised<TaskSnapshot | null>;
+  source?: ObservationSource;
+  sentAt?: number;
+}
+
+/**
+ * The one place that decides when to ask a receiver about a task. Every tracked task gets its own timer (so a
+ * task is polled whether or not anything shows it), at most one poll in flight, and a delay re-read from
+ * every answer (interval.ts). Polls go through react-query's fetchQuery, which keeps the latest snapshot per
+ * task under the key factory. Pushes update a task at once but never bring its next poll forward.
+ */
+export class TaskTracker {
+  readonly store: TasksStore;
+  private readonly api: TaskApiPort;
+  private readonly queryClient: QueryClient;
+  private readonly connectionId: number;
+  private readonly clock: Clock;
+  private readonly settings: () => TrackerSettings;
+  private readonly runtimes = new Map<string, Runtime>();
+  private readonly results: ResultFetcher;
+  private readonly clockSamples: number[] = [];
+  private readonly unsubscribe: () => void;
+  private disposed = false;
+
+  constructor(deps: TrackerDeps) {
+    this.api = deps.api;
+    this.queryClient = deps.queryClient;
+    this.connectionId = deps.connectionId;
+    this.store = deps.store ?? createTasksStore();
+    this.clock = deps.clock ?? systemClock;
+    this.settings = deps.settings ?? (() => ({ paused: false, minPollIntervalMs: 0 }));
+    this.results = new ResultFetcher({
+      ...deps,
+      store: this.store,
+      clock: this.clock,
+      isDisposed: () => this.disposed,
+    });
+    this.unsubscribe = this.api.onTaskStatus((update) => {
+      if (!update.value || this.disposed) return;
+      const { taskId } = update.value;
+      if (!this.runtimes.has(taskId))
+        this.track(taskId, { origin: 'notification', initial: update, source: 'notification' });
+      else this.observe(taskId, update, { source: 'notification' });
+    });
+  }
+
+  snapshot(taskId: string): TaskSnapshot | undefined {
+    return this.queryClient.getQueryData<TaskSnapshot>(queryKeys.task(this.connectionId, taskId));
+  }
+
+  isTracked(taskId: string): boolean {
+    return this.runtimes.has(taskId);
+  }
+
+  /** Starts following a task. Without an initial snapshot it is polled at once (a pasted id). */
+  track(taskId: string, options: TrackOptions): void {
+    if (this.disposed || this.runtimes.has(taskId)) return;
+    this.runtimes.set(taskId, { inFlight: false, probeGapMs: 0, probes: 0 });
+    this.store.setState((state) => ({
+      order: [...state.order, taskId],
+      tasks: {
+        ...state.tasks,
+        [taskId]: {
+          taskId,
+          connectionId: this.connectionId,
+          tool: options.tool,
+          origin: options.origin,
+          firstSeenAt: this.clock.now(),
+          status: null,
+          lifecycle: 'live',
+          entries: [],
+          droppedEntries: 0,
+          pollCount: 0,
+          notificationCount: 0,
+          warningCount: 0,
+          rateLimitedCount: 0,
+          pollsAfterTerminal: 0,
+          nextPollInMs: null,
+          backoffMs: 0,
+          result: { state: 'none' },
+        },
+      },
+    }));
+    if (options.initial?.value) {
+      this.observe(taskId, options.initial, { source: options.source ?? 'create', sentAt: options.sentAt });
+      this.schedule(taskId);
+    } else {
+      void this.poll(taskId);
+    }
+  }
+
+  /** tasks/list, every page: tracks what is new, and updates what is known. */
+  async syncList(): Promise<void> {
+    const sentAt = this.clock.now();
+    const { tasks } = await this.api.listTasks();
+    for (const snapshot of tasks) {
+      const update = { value: snapshot, warnings: [] };
+      if (this.runtimes.has(snapshot.taskId))
+        this.observe(snapshot.taskId, update, { source: 'list', sentAt });
+      else this.track(snapshot.taskId, { origin: 'list', initial: update, source: 'list', sentAt });
+    }
+  }
+
+  async cancel(taskId: string): Promise<ClassifiedError | null> {
+    const sentAt = this.clock.now();
+    try {
+      const answer = await this.api.cancelTask(taskId, this.snapshot(taskId));
+      this.observe(taskId, answer, { source: 'cancel', sentAt });
+      return null;
+    } catch (error) {
+      // -32602 here usually means the task ended on its own meanwhile; the next poll will tell, so no verdict.
+      const classified = classifyError(error, { method: 'tasks/cancel' });
+      updateTask(this.store, taskId, (task) => ({
+        ...appendEntry(task, {
+          kind: 'error',
+          at: this.clock.now(),
+          sentAt,
+          source: 'cancel',
+          error: classified,
+        }),
+      }));
+      return classified;
+    }
+  }
+
+  /** Fetches a result again by hand (e.g. after not-ready); the automatic fetch happens once on its own. */
+  refetchResult(taskId: string): void {
+    this.results.fetch(taskId, true);
+  }
+
+  /** Re-reads settings (pause, user minimum): a pause stops every timer, a resume restarts them from now. */
+  settingsChanged(): void {
+    for (const taskId of this.runtimes.keys()) {
+      const task = this.store.getState().tasks[taskId];
+      if (task?.lifecycle === 'live') this.schedule(taskId);
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.unsubscribe();
+    for (const runtime of this.runtimes.values()) {
+      this.clock.clearTimeout(runtime.timer);
+      this.clock.clearTimeout(runtime.probeTimer);
+    }
+    this.results.dispose();
+  }
+
+  private schedule(taskId: string): void {
+    const runtime = this.runtimes.get(taskId);
+    const task = this.store.getState().tasks[taskId];
+    if (!runtime || !task || this.disposed) return;
+    this.clock.clearTimeout(runtime.timer);
+    runtime.timer = undefined;
+    const { paused, minPollIntervalMs } = this.settings();
+    if (task.lifecycle !== 'live' || paused || runtime.inFlight) {
+      if (task.nextPollInMs !== null) updateTask(this.store, taskId, () => ({ nextPollInMs: null }));
+      return;
+    }
+    const delay = pollDelay({
+      pollInterval: this.snapshot(taskId)?.pollInterval,
+      userMinimumMs: minPollIntervalMs,
+      backoffMs: task.backoffMs,
+      retryAfterUntil: runtime.retryAfterUntil,
+      now: this.clock.now(),
+    });
+    if (task.nextPollInMs !== delay) updateTask(this.store, taskId, () => ({ nextPollInMs: delay }));
+    runtime.timer = this.clock.setTimeout(() => void this.poll(taskId, delay), delay);
+  }
+
+  private async poll(taskId: string, intervalMs?: number, source: 'poll' | 'probe' = 'poll'): Promise<void> {
+    const runtime = this.runtimes.get(taskId);
+    if (!runtime || runtime.inFlight || this.disposed) return;
+    runtime.timer = undefined;
+    runtime.inFlight = true;
+    const sentAt = this.clock.now();
+    updateTask(this.store, taskId, (task) => ({
+      pollCount: task.pollCount + (source === 'poll' ? 1 : 0),
+      pollsAfterTerminal: task.pollsAfterTerminal + (source === 'poll' && task.lifecycle !== 'live' ? 1 : 0),
+      nextPollInMs: null,
+    }));
+    try {
+      await this.queryClient.fetchQuery({
+        queryKey: queryKeys.task(this.connectionId, taskId),
+        staleTime: 0,
+        queryFn: async () => {
+          const answer = await this.api.getTask(taskId, this.snapshot(taskId));
+          if (this.disposed) return this.snapshot(taskId) ?? null;
+          const latencyMs = this.clock.now() - sentAt;
+          updateTask(this.store, taskId, () => ({ backoffMs: 0, lastError: undefined }));
+          runtime.retryAfterUntil = undefined;
+          return this.observe(taskId, answer, { source, sentAt, latencyMs, intervalMs }) ?? null;
+        },
+      });
+    } catch (error) {
+      if (!this.disposed) this.pollFailed(taskId, error, sentAt, source);
+    } finally {
+      runtime.inFlight = false;
+    }
+    if (source === 'poll') this.schedule(taskId);
+  }
+
+  private pollFailed(taskId: string, error: unknown, sentAt: number, source: 'poll' | 'probe'): void {
+    const runtime = this.runtimes.get(taskId);
+    const known = this.snapshot(taskId) !== undefined;
+    const classified = classifyError(error, { method: 'tasks/get', knownTask: known });
+    const now = this.clock.now();
+    if (classified.kind === 'purged' || classified.kind === 'unknown-task') {
+      this.endWithout(taskId, known ? 'purged' : 'unknown', classified);
+      return;
+    }
+    if (classified.kind === 'unsupported') {
+      // -32601: this receiver has no tasks/get; asking again would only repeat the refusal.
+      updateTask(this.store, taskId, (task) => ({
+        ...appendEntry(task, { kind: 'error', at: now, sentAt, source, error: classified }),
+        lifecycle: 'unknown',
+        lastError: classified,
+      }));
+      return;
+    }
+    updateTask(this.store, taskId, (task) => {
+      const backoffMs = nextBackoff(task.backoffMs);
+      if (runtime && classified.retryAfterMs) runtime.retryAfterUntil = now + classified.retryAfterMs;
+      return {
+        ...appendEntry(task, {
+          kind: 'error',
+          at: now,
+          sentAt,
+          source,
+          error: classified,
+          retryInMs: Math.max(backoffMs, classified.retryAfterMs ?? 0),
+        }),
+        backoffMs,
+        lastError: classified,
+        rateLimitedCount: task.rateLimitedCount + (classified.kind === 'rate-limited' ? 1 : 0),
+      };
+    });
+    if (source === 'probe') this.scheduleProbe(taskId);
+  }
+
+  private endWithout(taskId: string, lifecycle: 'purged' | 'unknown', error: ClassifiedError): void {
+    const runtime = this.runtimes.get(taskId);
+    if (runtime) {
+      this.clock.clearTimeout(runtime.timer);
+      this.clock.clearTimeout(runtime.probeTimer);
+    }
+    updateTask(this.store, taskId, (task) => ({
+      ...appendEntry(task, { kind: 'purged', at: this.clock.now(), error }),
+      lifecycle,
+      lastError: error,
+      nextPollInMs: null,
+    }));
+  }
+
+  /**
+   * Merges one answer into what we know, records it on the timeline, and acts on it: a first terminal status
+   * stops polling and fetches the result in this same tick.
+   */
+  private observe(
+    taskId: string,
+    update: Normalised<TaskSnapshot | null>,
+    meta: { source: ObservationSource; sentAt?: number; latencyMs?: number; intervalMs?: number },
+  ): TaskSnapshot | undefined {
+    const at = this.clock.now();
+    const previous = this.snapshot(taskId);
+    const value = update.value;
+    // Pushes and tasks/list entries were read without this task's history; check their sequence here.
+    const warnings = [...update.warnings];
+    if (value && (meta.source === 'notification' || meta.source === 'list')) {
+      warnings.push(...sequenceWarnings(value, previous));
+    }
+    let merged = previous;
+    if (value) {
+      let status = value.status ?? previous?.status ?? null;
+      if (previous && isTerminal(previous.status) && status !== previous.status) status = previous.status;
+      merged = {
+        ...value,
+        status,
+        createdAt: value.createdAt ?? previous?.createdAt,
+        createdAtMs: value.createdAtMs ?? previous?.createdAtMs,
+        ttl: value.ttl === undefined ? previous?.ttl : value.ttl,
+      };
+      this.sampleClock(value, previous, at);
+    }
+    const task = this.store.getState().tasks[taskId];
+    if (!task) return merged;
+    const becameTerminal = task.lifecycle === 'live' && isTerminal(merged?.status);
+    updateTask(this.store, taskId, (t) => ({
+      ...appendEntry(t, {
+        kind: 'observation',
+        at,
+        source: meta.source,
+        sentAt: meta.sentAt,
+        latencyMs: meta.latencyMs,
+        intervalMs: meta.intervalMs,
+        status: value?.status ?? null,
+        statusMessage: value?.statusMessage,
+        lastUpdatedAt: value?.lastUpdatedAt,
+        ttl: value?.ttl,
+        pollInterval: value?.pollInterval,
+        warnings,
+      }),
+      status: merged?.status ?? t.status,
+      lifecycle: becameTerminal ? 'terminal' : t.lifecycle,
+      notificationCount: t.notificationCount + (meta.source === 'notification' ? 1 : 0),
+      warningCount: t.warningCount + warnings.length,
+    }));
+    if (merged && meta.source !== 'poll' && meta.source !== 'probe') {
+      this.queryClient.setQueryData(queryKeys.task(this.connectionId, taskId), merged);
+    }
+    if (becameTerminal && merged) this.onTerminal(taskId, merged);
+    return merged;
+  }
+
+  private onTerminal(taskId: string, snapshot: TaskSnapshot): void {
+    const runtime = this.runtimes.get(taskId);
+    if (runtime) {
+      this.clock.clearTimeout(runtime.timer);
+      runtime.timer = undefined;
+    }
+    updateTask(this.store, taskId, () => ({ nextPollInMs: null }));
+    if (hasResult(snapshot.status)) this.results.fetch(taskId);
+    this.scheduleProbe(taskId);
+  }
+
+  /**
+   * A terminal task is no longer polled, so nobody would learn that the receiver purged it. Once its ttl has
+   * run out, ask now and then (backing off) until the receiver says it is gone.
+   */
+  private scheduleProbe(taskId: string): void {
+    const runtime = this.runtimes.get(taskId);
+    const snapshot = this.snapshot(taskId);
+    if (!runtime || !snapshot || typeof snapshot.ttl !== 'number' || snapshot.createdAtMs === undefined)
+      return;
+    if (runtime.probes >= MAX_PURGE_PROBES || this.disposed) return;
+    const expiresAt = snapshot.createdAtMs + snapshot.ttl - this.store.getState().clockOffsetMs;
+    runtime.probeGapMs =
+      runtime.probes === 0
+        ? 0
+        : Math.min(30_000, Math.max(snapshot.pollInterval ?? 1000, runtime.probeGapMs * 2));
+    const delay =
+      Math.max(0, expiresAt - this.clock.now()) + (runtime.probeGapMs || (snapshot.pollInterval ?? 1000));
+    this.clock.clearTimeout(runtime.probeTimer);
+    runtime.probeTimer = this.clock.setTimeout(() => {
+      runtime.probes++;
+      void this.poll(taskId, undefined, 'probe').then(() => {
+        const task = this.store.getState().tasks[taskId];
+        if (task?.lifecycle === 'terminal' && !task.lastError) this.scheduleProbe(taskId);
+      });
+    }, delay);
+  }
+
+  private sampleClock(value: TaskSnapshot, previous: TaskSnapshot | undefined, receivedAt: number): void {
+    // Only a timestamp that just changed says anything about the server's "now".
+    const stamp = value.lastUpdatedAtMs !== previous?.lastUpdatedAtMs ? value.lastUpdatedAtMs : undefined;
+    if (stamp === undefined) return;
+    this.clockSamples.push(stamp - receivedAt);
+    if (this.clockSamples.length > CLOCK_SAMPLES_KEPT) this.clockSamples.shift();
+    const clockOffsetMs = estimateClockOffset(this.clockSamples);
+    if (clockOffsetMs !== this.store.getState().clockOffsetMs || this.clockSamples.length === 1) {
+      this.store.setState({ clockOffsetMs, clockSamples: this.clockSamples.length });
+    }
+  }
+}
