@@ -254,6 +254,8 @@ export class TaskTracker {
       nextPollInMs: null,
     }));
     try {
+      // One query per task: the closure's per-poll details (sentAt, source) describe this fetch, not the data.
+      // eslint-disable-next-line @tanstack/query/exhaustive-deps
       await this.queryClient.fetchQuery({
         queryKey: queryKeys.task(this.connectionId, taskId),
         staleTime: 0,
