@@ -1,6 +1,7 @@
 import { ConnectionBar } from '../connection/ConnectionBar';
 import { ServerCard } from '../connection/ServerCard';
 import { ToolList } from '../tools/ToolList';
+import { TaskList } from '../tasks/TaskList';
 import { TrafficDrawer } from '../traffic/TrafficDrawer';
 import { Panel } from '../ui/Panel';
 import { MainPane } from './MainPane';
@@ -22,8 +23,11 @@ export function App() {
           <Panel title="Receiver">
             <ServerCard />
           </Panel>
-          <Panel title="Tools" className="max-h-[40%]">
+          <Panel title="Tools" className="max-h-[35%] shrink-0">
             <ToolList />
+          </Panel>
+          <Panel title="Tasks" className="min-h-0 flex-1">
+            <TaskList />
           </Panel>
         </aside>
         <main className="min-w-0 flex-1 overflow-y-auto">

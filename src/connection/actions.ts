@@ -1,5 +1,8 @@
 import { McpSession, TasksApi, TrafficTap, classifyError, serverTaskSupport } from '../mcp';
 import { useTraffic } from '../traffic/store';
+import { useSelection } from '../app/selection';
+import { TaskTracker } from '../tasks/tracker';
+import { refreshTaskList } from '../tasks/actions';
 import { queryClient } from '../app/queryClient';
 import { queryKeys } from '../app/queryKeys';
 import { usePreferences } from '../app/preferences';
@@ -67,11 +70,26 @@ export async function connect(rawUrl: string, headers: Record<string, string> = 
     }
     const api = new TasksApi(session);
     const server = session.describeServer();
+    const settings = () => {
+      const { pollingPaused, minPollIntervalMs } = usePreferences.getState();
+      return { paused: pollingPaused, minPollIntervalMs };
+    };
+    const tracker = new TaskTracker({ api, queryClient, connectionId: id, settings });
+    let last = settings();
+    const stopWatchingSettings = usePreferences.subscribe(() => {
+      const next = settings();
+      if (next.paused !== last.paused || next.minPollIntervalMs !== last.minPollIntervalMs)
+        tracker.settingsChanged();
+      last = next;
+    });
     setRuntime({
       connectionId: id,
       session,
       api,
+      tracker,
       dispose: async () => {
+        stopWatchingSettings();
+        tracker.dispose();
         await session.close();
         queryClient.removeQueries({ queryKey: queryKeys.connection(id) });
       },
@@ -84,6 +102,13 @@ export async function connect(rawUrl: string, headers: Record<string, string> = 
     useConnection.setState({ status: 'connected', server, support: serverTaskSupport(server.capabilities) });
     usePreferences.getState().setLastServerUrl(url.toString());
     void queryClient.prefetchQuery({ queryKey: queryKeys.tools(id), queryFn: () => api.listTools() });
+    void (async () => {
+      if (api.support.list) await refreshTaskList();
+      // A deep link (?task=) to a task tasks/list did not bring: follow it, so the page says what became of it.
+      const selection = useSelection.getState().selection;
+      if (selection.kind === 'task' && !tracker.isTracked(selection.taskId))
+        tracker.track(selection.taskId, { origin: 'manual' });
+    })();
   } catch (error) {
     if (useConnection.getState().id !== id) return;
     useConnection.setState({ status: 'error', error: classifyError(error, { method: 'initialize' }) });

@@ -5,11 +5,11 @@ import type { RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol
 import { ElicitResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { DemoTaskStore } from './demo-task-store.js';
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** A 1x1 PNG, enough to show that image content renders from base64. */
+/** A 5x5 red dot: enough to show that image content renders from base64. */
 const TINY_PNG =
-  'iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8/9hAAAAKUlEQVR42mNkYPhfz0AEYBxVSF+F/xkYGBgYGRkZGBgY/jMwMDAwMAAAK/4D/aJ5pkAAAAAASUVORK5CYII=';
+  'iVBORw0KGgoAAAANSUhEUgAAAAUAAAAFCAYAAACNbyblAAAAHElEQVQI12P4//8/w38GIAXDIBKE0DHxgljNBAAO9TXL0Y4OHwAAAABJRU5ErkJggg==';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Work for one task runs detached from the tools/call that created it. A task can be cancelled or purged

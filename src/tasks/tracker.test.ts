@@ -270,3 +270,15 @@ describe('TaskTracker TTL and purge', () => {
     expect(tracker.store.getState().clockOffsetMs).toBe(ahead);
   });
 });
+
+describe('TaskTracker tracking', () => {
+  it('a push that announces a task before its create answer: one poller, the tool name kept', async () => {
+    receiver.onGet = async () => rawTask();
+    tracker = new TaskTracker({ api: receiver, queryClient: createQueryClient(), connectionId: 1 });
+    receiver.push('notifications/tasks/status', rawTask());
+    tracker.track('t1', { origin: 'created', tool: 'slow_job', initial: normaliseTask({ task: rawTask() }) });
+    expect(task()).toMatchObject({ tool: 'slow_job', origin: 'created' });
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(polls()).toBe(3);
+  });
+});

@@ -128,7 +128,16 @@ export class TaskTracker {
 
   /** Starts following a task. Without an initial snapshot it is polled at once (a pasted id). */
   track(taskId: string, options: TrackOptions): void {
-    if (this.disposed || this.runtimes.has(taskId)) return;
+    if (this.disposed) return;
+    if (this.runtimes.has(taskId)) {
+      // A push can announce a task before the tools/call that created it has answered: keep what the
+      // creator knows (the tool's name) and its answer, without starting a second poller.
+      if (options.tool)
+        updateTask(this.store, taskId, (t) => (t.tool ? {} : { tool: options.tool, origin: options.origin }));
+      if (options.initial?.value)
+        this.observe(taskId, options.initial, { source: options.source ?? 'create', sentAt: options.sentAt });
+      return;
+    }
     this.runtimes.set(taskId, { inFlight: false, probeGapMs: 0, probes: 0 });
     this.store.setState((state) => ({
       order: [...state.order, taskId],

@@ -1,0 +1,97 @@
+import { expect, test, type Page } from '@playwright/test';
+
+async function runTool(page: Page, tool: string, args: Record<string, string> = {}) {
+  await page.getByTestId(`tool-${tool}`).click();
+  const form = page.getByTestId('run-form');
+  for (const [name, value] of Object.entries(args)) await form.locator(`#arg-${name}`).fill(value);
+  await form.getByRole('button', { name: 'Run as task' }).click();
+  await expect(page.getByTestId('task-detail')).toBeVisible();
+}
+
+test.beforeEach(async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+});
+
+test('slow_job: the timeline reaches completed and the result appears', async ({ page }) => {
+  await runTool(page, 'slow_job', { durationMs: '2500', steps: '3', pollIntervalMs: '500', label: 'e2e' });
+  const detail = page.getByTestId('task-detail');
+  await expect(detail.getByTestId('status-message')).toContainText(/Step \d\/3: e2e/);
+  await expect(detail.getByTestId('timeline').locator('[data-status="working"]')).toBeVisible();
+  await expect(detail.getByTestId('result')).toContainText('Finished e2e: 3 steps in 2500 ms.');
+  await expect(detail.getByTestId('timeline').locator('[data-status="completed"]')).toBeVisible();
+  await expect(detail.getByTestId('timeline').locator('[data-mark="result"]')).toHaveCount(1);
+  await expect(detail.getByTestId('poll-interval')).toHaveText('500 ms');
+  // The task list shows it too, with its status.
+  await expect(page.getByTestId('task-row').first()).toContainText('completed');
+  // ?task= names the selection, so the view can be shared.
+  expect(new URL(page.url()).searchParams.get('task')).toBe(
+    await detail.getByTestId('task-id').textContent(),
+  );
+});
+
+test('flaky_job: failed, with its error result', async ({ page }) => {
+  await runTool(page, 'flaky_job', { failAfterMs: '800', reason: 'disk full' });
+  const detail = page.getByTestId('task-detail');
+  await expect(detail.getByTestId('result')).toContainText('flaky_job failed: disk full');
+  await expect(detail.getByTestId('result')).toContainText('Error result');
+  await expect(detail.getByTestId('status-message')).toHaveText('Failed: disk full');
+  await expect(page.getByTestId('task-row').first()).toContainText('failed');
+});
+
+test('short_ttl_job: the countdown runs out, then the task is purged', async ({ page }) => {
+  await runTool(page, 'short_ttl_job', { ttlMs: '3000', durationMs: '300' });
+  const countdown = page.getByTestId('ttl-countdown');
+  await expect(countdown).toHaveText(/^0:0[1-3]$/);
+  await expect(page.getByTestId('result')).toContainText('Done.');
+  await expect(countdown).toContainText('expired — the receiver may purge it now');
+  await expect(countdown).toContainText('purged', { timeout: 20_000 });
+  // What was fetched before the purge is kept.
+  await expect(page.getByTestId('result')).toContainText('Done.');
+});
+
+test('receiver text is inert: no HTML from a statusMessage or a result, no javascript: links', async ({
+  page,
+}) => {
+  await page.evaluate(() => ((window as unknown as { pwned?: number }).pwned = 0));
+  const label = '<img src=x onerror="window.pwned=1"> [click me](javascript:window.pwned=2)';
+  await runTool(page, 'slow_job', { durationMs: '600', steps: '1', pollIntervalMs: '200', label });
+  const detail = page.getByTestId('task-detail');
+  await expect(detail.getByTestId('result')).toContainText('Finished');
+  await expect(detail.getByTestId('status-message')).toContainText('<img src=x onerror=');
+  await expect(detail.getByTestId('result')).toContainText('<img src=x onerror=');
+  await expect(detail.locator('img[src="x"]')).toHaveCount(0);
+  const link = detail.getByTestId('result').getByText('click me');
+  await expect(link).toBeVisible();
+  expect(await link.evaluate((el) => el.closest('a')?.getAttribute('href') ?? null)).toBeNull();
+  await link.click();
+  expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBe(0);
+});
+
+test('the task list filters by status and searches by tool; tasks keep polling off screen', async ({
+  page,
+}) => {
+  await runTool(page, 'flaky_job', { failAfterMs: '300' });
+  await runTool(page, 'slow_job', { durationMs: '1500', steps: '2', pollIntervalMs: '300' });
+  await page.getByTestId('tool-echo').click(); // the task detail is off screen now
+  const failed = page
+    .getByRole('group', { name: 'Filter by status' })
+    .getByRole('button', { name: /^failed/ });
+  await expect(failed).toHaveText('failed 1');
+  await expect(
+    page.getByRole('group', { name: 'Filter by status' }).getByRole('button', { name: /^completed/ }),
+  ).toHaveText('completed 1');
+  await failed.click();
+  await expect(page.getByTestId('task-row')).toHaveCount(1);
+  await page.getByRole('group', { name: 'Filter by status' }).getByRole('button', { name: /^all/ }).click();
+  await page.getByLabel('Search tasks').fill('slow');
+  await expect(page.getByTestId('task-row')).toHaveCount(1);
+  await expect(page.getByTestId('task-row')).toContainText('slow_job');
+});
+
+test('a forbidden tool cannot run as a task, and says why', async ({ page }) => {
+  await page.getByTestId('tool-echo').click();
+  const run = page.getByTestId('run-form').getByRole('button', { name: 'Run as task' });
+  await expect(run).toBeDisabled();
+  await expect(page.getByTestId('run-form')).toContainText('taskSupport: forbidden');
+});
