@@ -1,0 +1,119 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { McpSession, TasksApi, type ToolInfo } from '../../src/mcp';
+import { createQueryClient } from '../../src/app/queryClient';
+import { TaskTracker } from '../../src/tasks/tracker';
+import type { TrackedTask } from '../../src/tasks/store';
+import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';
+import { waitFor } from '../helpers/wait';
+
+let receiver: RunningReceiver;
+let session: McpSession;
+let api: TasksApi;
+let tracker: TaskTracker;
+let tools: Map<string, ToolInfo>;
+
+beforeAll(async () => {
+  receiver = await startDemoReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+});
+afterEach(async () => {
+  tracker?.dispose();
+  await session?.close();
+});
+
+async function connect() {
+  session = await McpSession.connect({ url: receiver.url });
+  api = new TasksApi(session);
+  tracker = new TaskTracker({ api, queryClient: createQueryClient(), connectionId: 1 });
+  tools = new Map((await api.listTools()).tools.map((t) => [t.name, t]));
+}
+
+async function run(tool: string, args: Record<string, unknown>, ttl?: number): Promise<string> {
+  const sentAt = Date.now();
+  const created = await api.createTask(tools.get(tool)!, args, { ttl });
+  tracker.track(created.value!.taskId, { origin: 'created', tool, initial: created, sentAt });
+  return created.value!.taskId;
+}
+
+const record = (id: string): TrackedTask => tracker.store.getState().tasks[id]!;
+const polls = (id: string) =>
+  record(id).entries.filter((e) => e.kind === 'observation' && e.source === 'poll') as Array<{
+    sentAt: number;
+    pollInterval?: number;
+  }>;
+
+describe('tracker against the demo receiver', () => {
+  it('honours a pollInterval that changes mid-run', async () => {
+    await connect();
+    const id = await run('variable_poll_job', {
+      fastMs: 150,
+      slowMs: 900,
+      switchAfterMs: 800,
+      totalMs: 3200,
+    });
+    await waitFor(() => record(id).lifecycle === 'terminal', 10_000);
+    const sent = polls(id);
+    const gaps = sent
+      .slice(1)
+      .map((p, i) => ({ gap: p.sentAt - sent[i]!.sentAt, hint: sent[i]!.pollInterval! }));
+    expect(gaps.length).toBeGreaterThan(4);
+    // Never sooner than the hint in force when the gap began (a few ms of timer slack allowed).
+    for (const { gap, hint } of gaps) expect(gap).toBeGreaterThanOrEqual(hint - 5);
+    expect(gaps.some((g) => g.hint === 150)).toBe(true);
+    expect(gaps.some((g) => g.hint === 900)).toBe(true);
+    expect(record(id).pollsAfterTerminal).toBe(0);
+  });
+
+  it('a failed task: its error result is fetched once', async () => {
+    await connect();
+    const id = await run('flaky_job', { failAfterMs: 300, reason: 'quota' });
+    await waitFor(() => record(id).result.state === 'fetched', 10_000);
+    expect(record(id).status).toBe('failed');
+    const results = record(id).entries.filter((e) => e.kind === 'result');
+    expect(results).toHaveLength(1);
+  });
+
+  it('expiry: after the ttl the receiver purges the task, and the tracker says so and keeps the result', async () => {
+    await connect();
+    const id = await run('short_ttl_job', { ttlMs: 1500, durationMs: 100 });
+    await waitFor(() => record(id).result.state === 'fetched', 5000);
+    await waitFor(() => record(id).lifecycle === 'purged', 15_000);
+    expect(record(id).lastError?.kind).toBe('purged');
+    expect(record(id).entries.some((e) => e.kind === 'result' && e.outcome === 'fetched')).toBe(true);
+    expect(record(id).pollsAfterTerminal).toBe(0);
+  });
+
+  it('cancel: the task ends cancelled and polling stops', async () => {
+    await connect();
+    const id = await run('slow_job', { durationMs: 20_000, steps: 2, pollIntervalMs: 200 });
+    await waitFor(() => record(id).pollCount >= 1, 5000);
+    expect(await tracker.cancel(id)).toBeNull();
+    expect(record(id)).toMatchObject({ status: 'cancelled', lifecycle: 'terminal' });
+    const pollsAtCancel = record(id).pollCount;
+    await new Promise((r) => setTimeout(r, 700));
+    expect(record(id).pollCount).toBe(pollsAtCancel);
+    expect(record(id).result.state).toBe('none'); // a cancelled task has no result to fetch
+  });
+
+  it('tasks/list on connect: tracks what the session already has', async () => {
+    await connect();
+    const id = await run('slow_job', { durationMs: 300, steps: 1 });
+    await waitFor(() => record(id).lifecycle === 'terminal', 5000);
+    const other = new TaskTracker({ api, queryClient: createQueryClient(), connectionId: 2 });
+    try {
+      await other.syncList();
+      expect(other.isTracked(id)).toBe(true);
+      expect(other.store.getState().tasks[id]).toMatchObject({
+        origin: 'list',
+        status: 'completed',
+        lifecycle: 'terminal',
+      });
+      // A terminal task found by tasks/list has its result fetched once, too.
+      await waitFor(() => other.store.getState().tasks[id]?.result.state === 'fetched', 5000);
+    } finally {
+      other.dispose();
+    }
+  });
+});
