@@ -42,7 +42,7 @@ const lifecycleText = {
 } as const;
 
 export function TaskDetail({ taskId }: { taskId: string }) {
-  const task = useTasks((s) => s.tasks[taskId]);
+  const task = useTasks((s) => s.tasks.get(taskId));
   const snapshot = useTaskSnapshot(taskId);
   const runtime = useRuntime();
   const [cancelError, setCancelError] = useState<ClassifiedError | null>(null);

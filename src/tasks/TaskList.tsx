@@ -49,6 +49,8 @@ function Row({ task, active, now }: { task: TrackedTask; active: boolean; now: n
 export function TaskList() {
   const runtime = useRuntime();
   const order = useTasks((s) => s.order);
+  // The map is updated in place; `version` says when to read it again.
+  const version = useTasks((s) => s.version);
   const tasks = useTasks((s) => s.tasks);
   const selection = useSelection((s) => s.selection);
   const { pollingPaused, setPollingPaused } = usePreferences(
@@ -64,24 +66,26 @@ export function TaskList() {
   const counts = useMemo(() => {
     const c: Record<string, number> = { all: order.length };
     for (const id of order) {
-      const t = tasks[id];
+      const t = tasks.get(id);
       if (t) c[filterKey(t)] = (c[filterKey(t)] ?? 0) + 1;
     }
     return c;
-  }, [order, tasks]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- version stands for the map's contents
+  }, [order, tasks, version]);
 
   const visible = useMemo(() => {
     const q = query.trim().toLowerCase();
     const list: TrackedTask[] = [];
     for (let i = order.length - 1; i >= 0; i--) {
-      const t = tasks[order[i] ?? ''];
+      const t = tasks.get(order[i] ?? '');
       if (!t) continue;
       if (filter !== 'all' && filterKey(t) !== filter) continue;
       if (q && !t.taskId.toLowerCase().includes(q) && !(t.tool ?? '').toLowerCase().includes(q)) continue;
       list.push(t);
     }
     return list;
-  }, [order, tasks, filter, query]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- version stands for the map's contents
+  }, [order, tasks, version, filter, query]);
 
   // Rows are a fixed height, so a thousand tasks cost as much to draw as the dozen on screen.
   // eslint-disable-next-line react-hooks/incompatible-library

@@ -77,7 +77,7 @@ export class ResultFetcher {
 
   private failed(taskId: string, error: unknown, sentAt: number, attempt: number): void {
     const { store, clock } = this.deps;
-    const task = store.getState().tasks[taskId];
+    const task = store.getState().tasks.get(taskId);
     const classified = classifyError(error, {
       method: 'tasks/result',
       knownTask: true,

@@ -19,7 +19,7 @@ function start(initial = rawTask()) {
   });
   tracker.track('t1', { origin: 'created', tool: 'slow_job', initial: normaliseTask({ task: initial }) });
 }
-const task = () => tracker.store.getState().tasks.t1!;
+const task = () => tracker.store.getState().tasks.get('t1')!;
 const polls = () => receiver.count('tasks/get', 't1');
 
 beforeEach(() => {
@@ -95,7 +95,7 @@ describe('TaskTracker polling', () => {
     receiver.onResult = async () => ({ content: [{ type: 'text', text: 'ok' }] });
     start();
     tracker.store.subscribe((s) => {
-      if (s.tasks.t1?.lifecycle === 'terminal' && resultCallsWhenTerminalSeen < 0) {
+      if (s.tasks.get('t1')?.lifecycle === 'terminal' && resultCallsWhenTerminalSeen < 0) {
         // The store update and the tasks/result call happen in one synchronous pass; by the next microtask it is sent.
         queueMicrotask(() => (resultCallsWhenTerminalSeen = receiver.count('tasks/result')));
       }

@@ -139,31 +139,28 @@ export class TaskTracker {
       return;
     }
     this.runtimes.set(taskId, { inFlight: false, probeGapMs: 0, probes: 0 });
-    this.store.setState((state) => ({
-      order: [...state.order, taskId],
-      tasks: {
-        ...state.tasks,
-        [taskId]: {
-          taskId,
-          connectionId: this.connectionId,
-          tool: options.tool,
-          origin: options.origin,
-          firstSeenAt: this.clock.now(),
-          status: null,
-          lifecycle: 'live',
-          entries: [],
-          droppedEntries: 0,
-          pollCount: 0,
-          notificationCount: 0,
-          warningCount: 0,
-          rateLimitedCount: 0,
-          pollsAfterTerminal: 0,
-          nextPollInMs: null,
-          backoffMs: 0,
-          result: { state: 'none' },
-        },
-      },
-    }));
+    this.store.setState((state) => {
+      state.tasks.set(taskId, {
+        taskId,
+        connectionId: this.connectionId,
+        tool: options.tool,
+        origin: options.origin,
+        firstSeenAt: this.clock.now(),
+        status: null,
+        lifecycle: 'live',
+        entries: [],
+        droppedEntries: 0,
+        pollCount: 0,
+        notificationCount: 0,
+        warningCount: 0,
+        rateLimitedCount: 0,
+        pollsAfterTerminal: 0,
+        nextPollInMs: null,
+        backoffMs: 0,
+        result: { state: 'none' },
+      });
+      return { order: [...state.order, taskId], version: state.version + 1 };
+    });
     if (options.initial?.value) {
       this.observe(taskId, options.initial, { source: options.source ?? 'create', sentAt: options.sentAt });
       this.schedule(taskId);
@@ -214,7 +211,7 @@ export class TaskTracker {
   /** Re-reads settings (pause, user minimum): a pause stops every timer, a resume restarts them from now. */
   settingsChanged(): void {
     for (const taskId of this.runtimes.keys()) {
-      const task = this.store.getState().tasks[taskId];
+      const task = this.store.getState().tasks.get(taskId);
       if (task?.lifecycle === 'live') this.schedule(taskId);
     }
   }
@@ -231,7 +228,7 @@ export class TaskTracker {
 
   private schedule(taskId: string): void {
     const runtime = this.runtimes.get(taskId);
-    const task = this.store.getState().tasks[taskId];
+    const task = this.store.getState().tasks.get(taskId);
     if (!runtime || !task || this.disposed) return;
     this.clock.clearTimeout(runtime.timer);
     runtime.timer = undefined;
@@ -260,7 +257,6 @@ export class TaskTracker {
     updateTask(this.store, taskId, (task) => ({
       pollCount: task.pollCount + (source === 'poll' ? 1 : 0),
       pollsAfterTerminal: task.pollsAfterTerminal + (source === 'poll' && task.lifecycle !== 'live' ? 1 : 0),
-      nextPollInMs: null,
     }));
     try {
       // One query per task: the closure's per-poll details (sentAt, source) describe this fetch, not the data.
@@ -272,9 +268,10 @@ export class TaskTracker {
           const answer = await this.api.getTask(taskId, this.snapshot(taskId));
           if (this.disposed) return this.snapshot(taskId) ?? null;
           const latencyMs = this.clock.now() - sentAt;
-          updateTask(this.store, taskId, () => ({ backoffMs: 0, lastError: undefined }));
           runtime.retryAfterUntil = undefined;
-          return this.observe(taskId, answer, { source, sentAt, latencyMs, intervalMs }) ?? null;
+          return (
+            this.observe(taskId, answer, { source, sentAt, latencyMs, intervalMs, answered: true }) ?? null
+          );
         },
       });
     } catch (error) {
@@ -344,7 +341,14 @@ export class TaskTracker {
   private observe(
     taskId: string,
     update: Normalised<TaskSnapshot | null>,
-    meta: { source: ObservationSource; sentAt?: number; latencyMs?: number; intervalMs?: number },
+    meta: {
+      source: ObservationSource;
+      sentAt?: number;
+      latencyMs?: number;
+      intervalMs?: number;
+      /** A poll that was answered: whatever backoff the errors before it built up is over. */
+      answered?: boolean;
+    },
   ): TaskSnapshot | undefined {
     const at = this.clock.now();
     const previous = this.snapshot(taskId);
@@ -367,7 +371,7 @@ export class TaskTracker {
       };
       this.sampleClock(value, previous, at);
     }
-    const task = this.store.getState().tasks[taskId];
+    const task = this.store.getState().tasks.get(taskId);
     if (!task) return merged;
     const becameTerminal = task.lifecycle === 'live' && isTerminal(merged?.status);
     updateTask(this.store, taskId, (t) => ({
@@ -388,6 +392,7 @@ export class TaskTracker {
       status: merged?.status ?? t.status,
       lifecycle: becameTerminal ? 'terminal' : t.lifecycle,
       notificationCount: t.notificationCount + (meta.source === 'notification' ? 1 : 0),
+      ...(meta.answered ? { backoffMs: 0, lastError: undefined } : {}),
       warningCount: t.warningCount + warnings.length,
     }));
     if (merged && meta.source !== 'poll' && meta.source !== 'probe') {
@@ -429,7 +434,7 @@ export class TaskTracker {
     runtime.probeTimer = this.clock.setTimeout(() => {
       runtime.probes++;
       void this.poll(taskId, undefined, 'probe').then(() => {
-        const task = this.store.getState().tasks[taskId];
+        const task = this.store.getState().tasks.get(taskId);
         if (task?.lifecycle === 'terminal' && !task.lastError) this.scheduleProbe(taskId);
       });
     }, delay);

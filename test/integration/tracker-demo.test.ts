@@ -37,7 +37,7 @@ async function run(tool: string, args: Record<string, unknown>, ttl?: number): P
   return created.value!.taskId;
 }
 
-const record = (id: string): TrackedTask => tracker.store.getState().tasks[id]!;
+const record = (id: string): TrackedTask => tracker.store.getState().tasks.get(id)!;
 const polls = (id: string) =>
   record(id).entries.filter((e) => e.kind === 'observation' && e.source === 'poll') as Array<{
     sentAt: number;
@@ -105,13 +105,13 @@ describe('tracker against the demo receiver', () => {
     try {
       await other.syncList();
       expect(other.isTracked(id)).toBe(true);
-      expect(other.store.getState().tasks[id]).toMatchObject({
+      expect(other.store.getState().tasks.get(id)).toMatchObject({
         origin: 'list',
         status: 'completed',
         lifecycle: 'terminal',
       });
       // A terminal task found by tasks/list has its result fetched once, too.
-      await waitFor(() => other.store.getState().tasks[id]?.result.state === 'fetched', 5000);
+      await waitFor(() => other.store.getState().tasks.get(id)?.result.state === 'fetched', 5000);
     } finally {
       other.dispose();
     }

@@ -31,7 +31,7 @@ async function run(args: Record<string, unknown>, ttl = 5000) {
   tracker.track(created.value!.taskId, { origin: 'created', tool: 'job', initial: created });
   return created.value!.taskId;
 }
-const record = (id: string) => tracker.store.getState().tasks[id]!;
+const record = (id: string) => tracker.store.getState().tasks.get(id)!;
 
 describe('tracker against the user documents’ shapes', () => {
   it('wrapped {task}, the result envelope and notifications/tasks/updated: no warnings, no rate limits', async () => {

@@ -1,0 +1,31 @@
+import { expect, test } from '@playwright/test';
+import { startEverything, type RunningReceiver } from '../helpers/receivers';
+
+let everything: RunningReceiver;
+test.beforeAll(async () => {
+  everything = await startEverything();
+});
+test.afterAll(async () => {
+  await everything.close();
+});
+
+test('?server= connects to server-everything and runs its research task to a result', async ({ page }) => {
+  await page.goto(`/?server=${encodeURIComponent(everything.url)}`);
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(page.getByTestId('server-name')).toHaveText('Everything Reference Server');
+  await expect(page.getByTestId('task-capabilities')).toContainText('✓ tools/call');
+  await expect(page.getByTestId('tool-simulate-research-query')).toContainText('task required');
+  await expect(page.getByTestId('tool-echo')).toContainText('no task');
+
+  await page.getByTestId('tool-simulate-research-query').click();
+  await page.locator('#arg-topic').fill('tides');
+  await page.getByRole('button', { name: 'Run as task' }).click();
+  const detail = page.getByTestId('task-detail');
+  await expect(detail.getByTestId('status-message')).toContainText(
+    /Gathering sources|Analyzing content|Synthesizing|Generating/,
+  );
+  await expect(detail.getByTestId('result')).toContainText('Research Report: tides', { timeout: 20_000 });
+  await expect(detail.getByTestId('poll-interval')).toHaveText('1 s');
+  // server-everything keeps every task 300,000 ms whatever was asked.
+  await expect(detail.getByTestId('ttl-countdown')).toHaveText(/^4:[0-5]\d$/);
+});
