@@ -6,6 +6,8 @@ import { TrafficDrawer } from '../traffic/TrafficDrawer';
 import { Panel } from '../ui/Panel';
 import { MainPane } from './MainPane';
 import { ThemeToggle } from './ThemeToggle';
+import { InboxButton } from '../inbox/InboxView';
+import { useSelection } from './selection';
 
 export function App() {
   return (
@@ -16,6 +18,7 @@ export function App() {
           Taskscope
         </a>
         <ConnectionBar />
+        <InboxButton onOpen={() => useSelection.getState().select({ kind: 'inbox' })} />
         <ThemeToggle />
       </header>
       <div className="flex min-h-0 flex-1">

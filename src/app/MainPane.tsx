@@ -4,6 +4,7 @@ import { useConnection } from '../connection/store';
 import { toolsQuery } from '../tools/queries';
 import { RunToolForm } from '../tools/RunToolForm';
 import { TaskDetail } from '../tasks/TaskDetail';
+import { InboxView } from '../inbox/InboxView';
 import { EmptyState } from '../ui/Panel';
 import { useSelection } from './selection';
 
@@ -24,6 +25,7 @@ export function MainPane() {
   const server = useConnection((s) => s.server);
   if (selection.kind === 'tool') return <ToolPane name={selection.name} />;
   if (selection.kind === 'task') return <TaskDetail taskId={selection.taskId} />;
+  if (selection.kind === 'inbox') return <InboxView />;
   return (
     <EmptyState
       icon={<MousePointerClick size={24} />}

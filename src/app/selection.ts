@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 
-export type Selection = { kind: 'none' } | { kind: 'tool'; name: string } | { kind: 'task'; taskId: string };
+export type Selection =
+  { kind: 'none' } | { kind: 'inbox' } | { kind: 'tool'; name: string } | { kind: 'task'; taskId: string };
 
 interface SelectionState {
   selection: Selection;

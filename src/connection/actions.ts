@@ -1,6 +1,7 @@
 import { McpSession, TasksApi, TrafficTap, classifyError, serverTaskSupport } from '../mcp';
 import { useTraffic } from '../traffic/store';
 import { useSelection } from '../app/selection';
+import { createInboxHandler, dropConnection } from '../inbox/actions';
 import { TaskTracker } from '../tasks/tracker';
 import { refreshTaskList } from '../tasks/actions';
 import { queryClient } from '../app/queryClient';
@@ -74,7 +75,15 @@ export async function connect(rawUrl: string, headers: Record<string, string> = 
       const { pollingPaused, minPollIntervalMs } = usePreferences.getState();
       return { paused: pollingPaused, minPollIntervalMs };
     };
-    const tracker = new TaskTracker({ api, queryClient, connectionId: id, settings });
+    const tracker = new TaskTracker({
+      api,
+      queryClient,
+      connectionId: id,
+      settings,
+      // Newer receivers (2026-07-28) carry input requests in tasks/get and have no tasks/result to open.
+      openResultForInput: !server.protocolVersion?.startsWith('2026'),
+    });
+    session.setServerRequestHandler(createInboxHandler(id));
     let last = settings();
     const stopWatchingSettings = usePreferences.subscribe(() => {
       const next = settings();
@@ -90,6 +99,7 @@ export async function connect(rawUrl: string, headers: Record<string, string> = 
       dispose: async () => {
         stopWatchingSettings();
         tracker.dispose();
+        dropConnection(id);
         await session.close();
         queryClient.removeQueries({ queryKey: queryKeys.connection(id) });
       },

@@ -59,10 +59,13 @@ export function ObservationTable({ task }: { task: TrackedTask }) {
                     ? (entry.status ?? '(ignored)')
                     : entry.kind === 'result'
                       ? entry.outcome
-                      : entry.kind}
+                      : entry.kind === 'input'
+                        ? `input ${entry.phase}`
+                        : entry.kind}
                 </td>
                 <td className="px-2 py-1 break-words whitespace-pre-wrap">
                   {entry.kind === 'observation' && (changed ? entry.statusMessage : '')}
+                  {entry.kind === 'input' && entry.detail}
                   {(entry.kind === 'error' ||
                     entry.kind === 'purged' ||
                     (entry.kind === 'result' && entry.error)) && (

@@ -115,6 +115,20 @@ function StateNote({ state, taskId }: { state: ResultState; taskId: string }) {
           The result is fetched the moment the task completes or fails.
         </p>
       );
+    case 'open-for-input':
+      return (
+        <p className="text-sm text-slate-500">
+          The task needs input: tasks/result is open so the receiver can ask its questions; it brings the
+          result when the task ends.
+        </p>
+      );
+    case 'queued-for-input':
+      return (
+        <p className="text-sm text-slate-500">
+          The task needs input; {state.position} in line for a connection to ask it on (the browser allows a
+          few at once).
+        </p>
+      );
     case 'fetching':
       return (
         <p className="text-sm text-slate-500">Fetching the result (tasks/result, attempt {state.attempt})…</p>

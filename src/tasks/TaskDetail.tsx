@@ -12,6 +12,9 @@ import { ResultView } from './ResultView';
 import { ObservationTable } from './ObservationTable';
 import { formatMs } from './ttl';
 import { useRuntime } from './hooks';
+import { useShallow } from 'zustand/react/shallow';
+import { pendingFor, useInbox } from '../inbox/store';
+import { InboxItemCard } from '../inbox/InboxItemCard';
 
 function Stat({
   label,
@@ -45,6 +48,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
   const task = useTasks((s) => s.tasks.get(taskId));
   const snapshot = useTaskSnapshot(taskId);
   const runtime = useRuntime();
+  const waiting = useInbox(useShallow((s) => pendingFor(s.items, taskId)));
   const [cancelError, setCancelError] = useState<ClassifiedError | null>(null);
   if (!task) {
     return (
@@ -94,6 +98,16 @@ export function TaskDetail({ taskId }: { taskId: string }) {
         >
           {snapshot.statusMessage}
         </p>
+      )}
+      {waiting.length > 0 && (
+        <section className="space-y-2" aria-label="Waiting for you">
+          <h2 className="text-xs font-semibold tracking-wide text-amber-700 uppercase dark:text-amber-400">
+            The receiver is asking
+          </h2>
+          {waiting.map((item) => (
+            <InboxItemCard key={item.key} item={item} showTask={false} />
+          ))}
+        </section>
       )}
       {cancelError && <ErrorNote title="Cancel refused">{cancelError.message}</ErrorNote>}
       {task.lastError && task.lifecycle === 'live' && (

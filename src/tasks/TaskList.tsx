@@ -11,6 +11,8 @@ import { useRuntime, useTasks } from './hooks';
 import { refreshTaskList, trackTaskId } from './actions';
 import { useTaskListStatus } from './list-status';
 import { StatusBadge } from './StatusBadge';
+import { Badge } from '../ui/Badge';
+import { useInbox } from '../inbox/store';
 import { TaskRowTtl } from './TaskRowTtl';
 import { formatMs } from './ttl';
 import type { TrackedTask } from './store';
@@ -19,7 +21,17 @@ type Filter = TaskStatus | 'purged' | 'all';
 const filterKey = (task: TrackedTask): Filter =>
   task.lifecycle === 'purged' || task.lifecycle === 'unknown' ? 'purged' : (task.status ?? 'working');
 
-function Row({ task, active, now }: { task: TrackedTask; active: boolean; now: number }) {
+function Row({
+  task,
+  active,
+  now,
+  needsInput,
+}: {
+  task: TrackedTask;
+  active: boolean;
+  now: number;
+  needsInput: boolean;
+}) {
   const select = useSelection((s) => s.select);
   return (
     <button
@@ -31,6 +43,11 @@ function Row({ task, active, now }: { task: TrackedTask; active: boolean; now: n
     >
       <span className="flex items-center gap-2">
         <StatusBadge status={task.status} lifecycle={task.lifecycle} />
+        {needsInput && (
+          <Badge tone="amber" title="The receiver is waiting for your answer">
+            needs you
+          </Badge>
+        )}
         <span className="truncate font-mono text-xs">{task.tool ?? task.taskId.slice(0, 12)}</span>
         <span className="ml-auto text-[11px] text-slate-500 tabular-nums">
           {formatMs(now - task.firstSeenAt)}
@@ -61,6 +78,11 @@ export function TaskList() {
   const [query, setQuery] = useState('');
   const [paste, setPaste] = useState('');
   const now = useNow();
+  const inbox = useInbox((s) => s.items);
+  const waitingTasks = useMemo(
+    () => new Set(inbox.flatMap((i) => (i.state === 'pending' && i.relatedTaskId ? [i.relatedTaskId] : []))),
+    [inbox],
+  );
   const parentRef = useRef<HTMLDivElement>(null);
 
   const counts = useMemo(() => {
@@ -197,6 +219,7 @@ export function TaskList() {
                   <Row
                     task={task}
                     now={now}
+                    needsInput={waitingTasks.has(task.taskId)}
                     active={selection.kind === 'task' && selection.taskId === task.taskId}
                   />
                 </div>

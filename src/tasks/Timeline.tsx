@@ -17,6 +17,7 @@ const markLook: Record<MarkKind, { className: string; row: number; label: string
     label: 'result',
   },
   error: { className: 'h-2.5 w-2.5 rounded-full bg-red-600', row: 1, label: 'error' },
+  input: { className: 'h-2.5 w-2.5 bg-amber-500', row: 1, label: 'input asked / answered' },
   warning: {
     className: 'h-0 w-0 border-x-[5px] border-b-[8px] border-x-transparent border-b-amber-500',
     row: 1,
@@ -68,7 +69,7 @@ export function Timeline({ task }: { task: TrackedTask }) {
         })}
       </div>
       <div className="flex flex-wrap gap-3 text-[11px] text-slate-500">
-        {(['poll', 'notification', 'result', 'warning', 'error'] as const).map((k) => (
+        {(['poll', 'notification', 'result', 'input', 'warning', 'error'] as const).map((k) => (
           <span key={k} className="flex items-center gap-1">
             <span className={`relative inline-block ${markLook[k].className}`} /> {markLook[k].label}
           </span>

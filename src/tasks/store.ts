@@ -49,7 +49,17 @@ export interface PurgedEntry {
   error: ClassifiedError;
 }
 
-export type TimelineEntry = ObservationEntry | ErrorEntry | ResultEntry | PurgedEntry;
+/** The receiver asked a person something for this task (elicitation, sampling), and what became of it. */
+export interface InputEntry {
+  kind: 'input';
+  at: number;
+  method: string;
+  phase: 'asked' | 'answered' | 'cancelled';
+  /** accept / decline / cancel, or the sampling reply's model. */
+  detail?: string;
+}
+
+export type TimelineEntry = ObservationEntry | ErrorEntry | ResultEntry | PurgedEntry | InputEntry;
 
 /**
  * live: still polled. terminal: ended, kept. purged: the receiver no longer has it (what we saw is kept).
@@ -59,6 +69,10 @@ export type Lifecycle = 'live' | 'terminal' | 'purged' | 'unknown';
 
 export type ResultState =
   | { state: 'none' }
+  /** input_required: tasks/result is open so the receiver can send its questions on it (2025-11-25). */
+  | { state: 'open-for-input' }
+  /** input_required, but the browser's connections are taken by other tasks waiting for input. */
+  | { state: 'queued-for-input'; position: number }
   | { state: 'fetching'; attempt: number }
   | { state: 'fetched'; at: number }
   | { state: 'not-ready' }

@@ -10,7 +10,7 @@ export interface Segment {
 }
 
 export type MarkKind =
-  'poll' | 'probe' | 'notification' | 'create' | 'list' | 'cancel' | 'result' | 'error' | 'warning';
+  'poll' | 'probe' | 'notification' | 'create' | 'list' | 'cancel' | 'result' | 'error' | 'warning' | 'input';
 
 export interface Mark {
   kind: MarkKind;
@@ -44,6 +44,7 @@ export function describeSources(entries: readonly TimelineEntry[], pollsBefore =
       if (entry.source === 'cancel') return 'cancel';
       return 'purge probe';
     }
+    if (entry.kind === 'input') return entry.method;
     return entry.kind === 'result' ? 'tasks/result' : 'purge';
   });
 }
@@ -118,6 +119,13 @@ export function buildTimeline(task: TrackedTask, now: number): TimelineModel {
         break;
       case 'purged':
         open('purged', entry.at);
+        break;
+      case 'input':
+        marks.push({
+          kind: 'input',
+          at: entry.at,
+          detail: `${entry.method}: ${entry.phase}${entry.detail ? ` (${entry.detail})` : ''}`,
+        });
         break;
     }
   });

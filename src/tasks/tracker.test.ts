@@ -282,3 +282,61 @@ describe('TaskTracker tracking', () => {
     expect(polls()).toBe(3);
   });
 });
+
+describe('TaskTracker input_required', () => {
+  it('opens tasks/result once per input round; not-ready means never again, the terminal fetch still comes', async () => {
+    let status = 'input_required';
+    receiver.onGet = async () => rawTask({ status });
+    receiver.onResult = async () => {
+      if (status !== 'completed') throw rpcError(-32602, 'Task is not in a terminal state');
+      return { content: [{ type: 'text', text: 'ok' }] };
+    };
+    start();
+    await vi.advanceTimersByTimeAsync(1000); // input_required seen → tasks/result opened → not-ready
+    expect(receiver.count('tasks/result')).toBe(1);
+    expect(task().result.state).toBe('not-ready');
+    status = 'working';
+    await vi.advanceTimersByTimeAsync(1000);
+    status = 'input_required';
+    await vi.advanceTimersByTimeAsync(1000); // a second round: the receiver already said it never blocks
+    expect(receiver.count('tasks/result')).toBe(1);
+    status = 'completed';
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(receiver.count('tasks/result')).toBe(2);
+    expect(task().result.state).toBe('fetched');
+  });
+
+  it('holds at most three tasks/result open for input; the fourth waits its turn', async () => {
+    const release = new Map<string, () => void>();
+    receiver.onGet = async (id) => rawTask({ taskId: id, status: 'input_required' });
+    receiver.onResult = (id) => new Promise((resolve) => release.set(id, () => resolve({ content: [] })));
+    tracker = new TaskTracker({ api: receiver, queryClient: createQueryClient(), connectionId: 1 });
+    for (const id of ['a', 'b', 'c', 'd']) {
+      tracker.track(id, {
+        origin: 'created',
+        initial: normaliseTask({ task: rawTask({ taskId: id, status: 'input_required' }) }),
+      });
+    }
+    await vi.advanceTimersByTimeAsync(10);
+    expect(receiver.count('tasks/result')).toBe(3);
+    expect(tracker.store.getState().tasks.get('d')?.result).toEqual({
+      state: 'queued-for-input',
+      position: 1,
+    });
+    release.get('a')!();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(receiver.count('tasks/result', 'd')).toBe(1);
+    expect(tracker.store.getState().tasks.get('a')?.result.state).toBe('fetched');
+  });
+
+  it('records what the receiver asked on the task’s timeline', () => {
+    start();
+    tracker.noteInput('t1', { method: 'elicitation/create', phase: 'asked' });
+    tracker.noteInput('t1', { method: 'elicitation/create', phase: 'answered', detail: 'accept' });
+    expect(
+      task()
+        .entries.filter((e) => e.kind === 'input')
+        .map((e) => e.kind === 'input' && e.phase),
+    ).toEqual(['asked', 'answered']);
+  });
+});

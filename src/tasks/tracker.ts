@@ -16,6 +16,7 @@ import {
   appendEntry,
   createTasksStore,
   updateTask,
+  type InputEntry,
   type ObservationSource,
   type TasksStore,
   type TrackedTask,
@@ -52,6 +53,11 @@ export interface TrackerDeps {
   store?: TasksStore;
   clock?: Clock;
   settings?: () => TrackerSettings;
+  /**
+   * Open tasks/result when a task goes input_required, so the receiver can ask its questions on it
+   * (2025-11-25: the requestor SHOULD). Off for receivers of other protocol versions.
+   */
+  openResultForInput?: boolean;
 }
 
 /** Timers and flags per task: how the tracker works, not what the UI shows, so they stay out of the store. */
@@ -95,6 +101,7 @@ export class TaskTracker {
   private readonly clockSamples: number[] = [];
   private readonly unsubscribe: () => void;
   private disposed = false;
+  private readonly openResultForInput: boolean;
 
   constructor(deps: TrackerDeps) {
     this.api = deps.api;
@@ -103,6 +110,7 @@ export class TaskTracker {
     this.store = deps.store ?? createTasksStore();
     this.clock = deps.clock ?? systemClock;
     this.settings = deps.settings ?? (() => ({ paused: false, minPollIntervalMs: 0 }));
+    this.openResultForInput = deps.openResultForInput ?? true;
     this.results = new ResultFetcher({
       ...deps,
       store: this.store,
@@ -201,6 +209,13 @@ export class TaskTracker {
       }));
       return classified;
     }
+  }
+
+  /** Records on the task's timeline that the receiver asked a person something, and what became of it. */
+  noteInput(taskId: string, entry: Omit<InputEntry, 'kind' | 'at'>): void {
+    updateTask(this.store, taskId, (task) =>
+      appendEntry(task, { kind: 'input', at: this.clock.now(), ...entry }),
+    );
   }
 
   /** Fetches a result again by hand (e.g. after not-ready); the automatic fetch happens once on its own. */
@@ -374,6 +389,10 @@ export class TaskTracker {
     const task = this.store.getState().tasks.get(taskId);
     if (!task) return merged;
     const becameTerminal = task.lifecycle === 'live' && isTerminal(merged?.status);
+    const askedForInput =
+      task.lifecycle === 'live' &&
+      merged?.status === 'input_required' &&
+      previous?.status !== 'input_required';
     updateTask(this.store, taskId, (t) => ({
       ...appendEntry(t, {
         kind: 'observation',
@@ -399,6 +418,7 @@ export class TaskTracker {
       this.queryClient.setQueryData(queryKeys.task(this.connectionId, taskId), merged);
     }
     if (becameTerminal && merged) this.onTerminal(taskId, merged);
+    if (askedForInput && this.openResultForInput) this.results.openForInput(taskId);
     return merged;
   }
 

@@ -4,75 +4,13 @@ import { Button } from '../ui/Button';
 import { ErrorNote } from '../ui/Panel';
 import { whyNotTask, type ClassifiedError, type ServerTaskSupport, type ToolInfo } from '../mcp';
 import { runToolAsTask } from '../tasks/actions';
-import { buildArguments, fieldsFromSchema, initialText, type Field } from './schema-form';
+import { buildValues, fieldsFromSchema, initialValues, type FormValues } from '../ui/schema-form';
+import { SchemaFields, inputClass } from '../ui/SchemaFields';
 import { TaskSupportBadge } from './TaskSupportBadge';
-
-const inputClass =
-  'w-full rounded bg-slate-50 px-2 py-1 text-sm ring-1 ring-slate-200 ring-inset focus:ring-sky-500 focus:outline-none dark:bg-slate-900 dark:ring-slate-700';
-
-function FieldInput({
-  field,
-  value,
-  onChange,
-}: {
-  field: Field;
-  value: string;
-  onChange: (v: string) => void;
-}) {
-  const id = `arg-${field.name}`;
-  switch (field.kind) {
-    case 'boolean':
-      return (
-        <input
-          id={id}
-          type="checkbox"
-          checked={value === 'true'}
-          onChange={(e) => onChange(String(e.target.checked))}
-          className="h-4 w-4"
-        />
-      );
-    case 'enum':
-      return (
-        <select id={id} value={value} onChange={(e) => onChange(e.target.value)} className={inputClass}>
-          {!field.required && <option value="">—</option>}
-          {field.options.map((o) => (
-            <option key={o.value} value={o.value}>
-              {o.label}
-            </option>
-          ))}
-        </select>
-      );
-    case 'array':
-    case 'json':
-      return (
-        <textarea
-          id={id}
-          rows={field.kind === 'json' ? 4 : 3}
-          value={value}
-          onChange={(e) => onChange(e.target.value)}
-          className={`${inputClass} font-mono text-xs`}
-          spellCheck={false}
-          placeholder={field.kind === 'array' ? `one ${field.items} per line` : 'JSON'}
-        />
-      );
-    default:
-      return (
-        <input
-          id={id}
-          value={value}
-          onChange={(e) => onChange(e.target.value)}
-          inputMode={field.kind === 'string' ? 'text' : 'decimal'}
-          className={`${inputClass} ${field.kind === 'string' ? '' : 'font-mono'}`}
-        />
-      );
-  }
-}
 
 export function RunToolForm({ tool, support }: { tool: ToolInfo; support: ServerTaskSupport }) {
   const fields = useMemo(() => fieldsFromSchema(tool.inputSchema), [tool.inputSchema]);
-  const [texts, setTexts] = useState<Record<string, string>>(() =>
-    Object.fromEntries(fields.map((f) => [f.name, initialText(f)])),
-  );
+  const [values, setValues] = useState<FormValues>(() => initialValues(fields));
   const [ttl, setTtl] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [runError, setRunError] = useState<ClassifiedError | null>(null);
@@ -81,7 +19,7 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const built = buildArguments(fields, texts);
+    const built = buildValues(fields, values);
     const ttlMs = ttl.trim() === '' ? undefined : Number(ttl);
     if (ttlMs !== undefined && (!Number.isInteger(ttlMs) || ttlMs <= 0))
       built.errors.__ttl = 'a whole number of ms';
@@ -90,7 +28,7 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
     setRunError(null);
     // Several runs may be on their way at once; the button stays live.
     setRunning((n) => n + 1);
-    const outcome = await runToolAsTask(tool, built.args, ttlMs);
+    const outcome = await runToolAsTask(tool, built.values, ttlMs);
     setRunning((n) => n - 1);
     if (!outcome.ok) setRunError(outcome.error);
   };
@@ -105,24 +43,13 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
         <p className="text-sm whitespace-pre-wrap text-slate-600 dark:text-slate-300">{tool.description}</p>
       )}
       {fields.length === 0 && <p className="text-sm text-slate-500">This tool takes no arguments.</p>}
-      {fields.map((field) => (
-        <div key={field.name} className="space-y-1">
-          <label htmlFor={`arg-${field.name}`} className="flex items-baseline gap-2 text-sm font-medium">
-            {field.title}
-            {field.required && <span className="text-red-600">*</span>}
-            <span className="font-mono text-[11px] font-normal text-slate-500">
-              {field.kind === 'array' ? `${field.items}[]` : field.kind}
-            </span>
-          </label>
-          <FieldInput
-            field={field}
-            value={texts[field.name] ?? ''}
-            onChange={(v) => setTexts((t) => ({ ...t, [field.name]: v }))}
-          />
-          {field.description && <p className="text-xs text-slate-500">{field.description}</p>}
-          {errors[field.name] && <p className="text-xs text-red-600">{errors[field.name]}</p>}
-        </div>
-      ))}
+      <SchemaFields
+        fields={fields}
+        values={values}
+        errors={errors}
+        idPrefix="arg"
+        onChange={(name, v) => setValues((all) => ({ ...all, [name]: v }))}
+      />
       <div className="space-y-1">
         <label htmlFor="task-ttl" className="text-sm font-medium">
           Task ttl{' '}

@@ -29,3 +29,21 @@ test('?server= connects to server-everything and runs its research task to a res
   // server-everything keeps every task 300,000 ms whatever was asked.
   await expect(detail.getByTestId('ttl-countdown')).toHaveText(/^4:[0-5]\d$/);
 });
+
+test('the ambiguous research query asks which interpretation; the report names the one chosen', async ({
+  page,
+}) => {
+  await page.goto(`/?server=${encodeURIComponent(everything.url)}`);
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await page.getByTestId('tool-simulate-research-query').click();
+  await page.locator('#arg-topic').fill('python');
+  await page.locator('#arg-ambiguous').check();
+  await page.getByRole('button', { name: 'Run as task' }).click();
+  const form = page.getByTestId('task-detail').getByTestId('elicitation-form');
+  await expect(form).toContainText('could have multiple interpretations', { timeout: 20_000 });
+  await form.getByLabel(/^Clarification/).selectOption({ label: 'Monty Python comedy group' });
+  await form.getByRole('button', { name: 'Accept' }).click();
+  await expect(page.getByTestId('result')).toContainText('Research Report: python (comedy)', {
+    timeout: 20_000,
+  });
+});
