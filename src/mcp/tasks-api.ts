@@ -53,6 +53,25 @@ export class TasksApi {
     return normaliseTask(raw);
   }
 
+  /**
+   * A plain tools/call, no task: the answer comes inline. Refused here for tools that require a task. The
+   * receiver may ask a person something meanwhile (elicitation, sampling), so give it a person's time.
+   */
+  async callTool(
+    tool: ToolInfo,
+    args: Record<string, unknown>,
+    options: { timeoutMs?: number } = {},
+  ): Promise<Normalised<TaskResultSnapshot>> {
+    if (tool.taskSupport === 'required')
+      throw new LocalRefusal(`${tool.name} runs only as a task (taskSupport: required).`);
+    const raw = await this.session.request(
+      'tools/call',
+      { name: tool.name, arguments: args },
+      { timeoutMs: options.timeoutMs ?? 10 * 60_000 },
+    );
+    return normaliseResult(raw);
+  }
+
   async getTask(taskId: string, previous?: TaskSnapshot): Promise<Normalised<TaskSnapshot | null>> {
     const raw = await this.session.request('tasks/get', { taskId });
     return normaliseTask(raw, { expectedTaskId: taskId, previous });

@@ -1,4 +1,10 @@
-import { classifyError, type ClassifiedError, type ToolInfo } from '../mcp';
+import {
+  classifyError,
+  type ClassifiedError,
+  type Normalised,
+  type TaskResultSnapshot,
+  type ToolInfo,
+} from '../mcp';
 import { getRuntime } from '../connection/runtime';
 import { useSelection } from '../app/selection';
 import { useTaskListStatus } from './list-status';
@@ -69,5 +75,19 @@ export async function refreshTaskList(): Promise<void> {
     useTaskListStatus.setState({ loading: false, lastSyncedAt: Date.now() });
   } catch (error) {
     useTaskListStatus.setState({ loading: false, error: classifyError(error, { method: 'tasks/list' }) });
+  }
+}
+
+export type CallOutcome =
+  { ok: true; answer: Normalised<TaskResultSnapshot> } | { ok: false; error: ClassifiedError };
+
+/** A plain tools/call (no task), for tools that forbid tasks or allow both. */
+export async function callToolPlain(tool: ToolInfo, args: Record<string, unknown>): Promise<CallOutcome> {
+  const runtime = getRuntime();
+  if (!runtime) return { ok: false, error: { kind: 'other', message: 'Not connected to a receiver.' } };
+  try {
+    return { ok: true, answer: await runtime.api.callTool(tool, args) };
+  } catch (error) {
+    return { ok: false, error: classifyError(error, { method: 'tools/call' }) };
   }
 }

@@ -47,3 +47,20 @@ test('the ambiguous research query asks which interpretation; the report names t
     timeout: 20_000,
   });
 });
+
+test('a plain call that asks for sampling: the request waits outside any task, the reply goes back', async ({
+  page,
+}) => {
+  await page.goto(`/?server=${encodeURIComponent(everything.url)}`);
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await page.getByTestId('tool-trigger-sampling-request').click();
+  await page.locator('#arg-prompt').fill('What is six times seven?');
+  await page.getByRole('button', { name: 'Call without task' }).click();
+  const sampling = page.getByTestId('run-form').getByTestId('sampling-form');
+  await expect(sampling).toContainText('What is six times seven?');
+  await expect(page.getByTestId('run-form').getByTestId('inbox-item')).toContainText('outside any task');
+  await sampling.getByLabel('Reply text').fill('forty-two');
+  await sampling.getByLabel('model').fill('a-person');
+  await sampling.getByRole('button', { name: 'Reply' }).click();
+  await expect(page.getByTestId('result')).toContainText('forty-two');
+});

@@ -92,3 +92,25 @@ describe('input_required: the receiver asks through tasks/result, a person answe
     expect(text).toContain('# Research Report: python (snake)');
   });
 });
+
+describe('requests outside any task', () => {
+  it('server-everything trigger-sampling-request: a plain call, a sampling request with no task, our reply in its result', async () => {
+    receiver = await startEverything();
+    session = await McpSession.connect({ url: receiver.url });
+    const asked: ServerRequest[] = [];
+    session.setServerRequestHandler(async (request) => {
+      asked.push(request);
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: 'forty-two' },
+        model: 'person',
+        stopReason: 'endTurn',
+      };
+    });
+    const api = new TasksApi(session);
+    const tool = (await api.listTools()).tools.find((t) => t.name === 'trigger-sampling-request')!;
+    const { value } = await api.callTool(tool, { prompt: 'the answer?' });
+    expect(asked[0]).toMatchObject({ method: 'sampling/createMessage', relatedTaskId: undefined });
+    expect(JSON.stringify(value.result)).toContain('forty-two');
+  });
+});
