@@ -2,13 +2,18 @@ import { McpSession, TasksApi, TrafficTap, classifyError, serverTaskSupport } fr
 import { useTraffic } from '../traffic/store';
 import { useSelection } from '../app/selection';
 import { createInboxHandler, dropConnection } from '../inbox/actions';
-import { TaskTracker } from '../tasks/tracker';
+import { TaskTracker, type Clock } from '../tasks/tracker';
+import { createWorkerClock } from '../tasks/worker-clock';
 import { refreshTaskList } from '../tasks/actions';
 import { queryClient } from '../app/queryClient';
 import { queryKeys } from '../app/queryKeys';
 import { usePreferences } from '../app/preferences';
 import { setRuntime } from './runtime';
 import { useConnection } from './store';
+
+/** One worker's timers serve every connection of the page. */
+let clock: Clock | undefined;
+const backgroundSafeClock = () => (clock ??= createWorkerClock());
 
 /** Where the dashboard connects when no ?server= is given: the demo receiver `npm start` mounts beside it. */
 export const demoReceiverUrl = () => new URL('/demo/mcp', window.location.origin).toString();
@@ -80,6 +85,7 @@ export async function connect(rawUrl: string, headers: Record<string, string> = 
       queryClient,
       connectionId: id,
       settings,
+      clock: backgroundSafeClock(),
       // Newer receivers (2026-07-28) carry input requests in tasks/get and have no tasks/result to open.
       openResultForInput: !server.protocolVersion?.startsWith('2026'),
     });
