@@ -5,10 +5,11 @@ import {
   type ClassifiedError,
   type Normalised,
   type TaskResultSnapshot,
+  type Warning,
 } from '../mcp';
 import { queryKeys } from '../app/queryKeys';
 import { MAX_BACKOFF_MS } from './interval';
-import { appendEntry, updateTask, type TasksStore } from './store';
+import { appendEntry, updateTask, type ResultEntry, type ResultState, type TasksStore } from './store';
 import type { Clock, TaskApiPort } from './tracker';
 
 /** tasks/result is idempotent, so transport failures are retried, this many times at most. */
@@ -133,48 +134,61 @@ export class ResultFetcher {
       );
   }
 
-  private fetched(taskId: string, answer: Normalised<TaskResultSnapshot>, sentAt: number): void {
+  private classify(taskId: string, error: unknown): ClassifiedError {
+    const task = this.deps.store.getState().tasks.get(taskId);
+    return classifyError(error, {
+      method: 'tasks/result',
+      knownTask: true,
+      taskLive: !isTerminal(task?.status),
+    });
+  }
+
+  /** One tasks/result on the timeline, with the result state it leaves the task in. */
+  private record(
+    taskId: string,
+    sentAt: number,
+    outcome: ResultEntry['outcome'],
+    result: (at: number) => ResultState,
+    extra: { error?: ClassifiedError; warnings?: Warning[] } = {},
+  ): void {
     const at = this.deps.clock.now();
-    this.requested.add(taskId);
-    this.inputCalls.delete(taskId);
+    const warnings = extra.warnings ?? [];
     updateTask(this.deps.store, taskId, (task) => ({
       ...appendEntry(task, {
         kind: 'result',
         at,
         sentAt,
         latencyMs: at - sentAt,
-        outcome: 'fetched',
-        warnings: answer.warnings,
+        outcome,
+        error: extra.error,
+        warnings,
       }),
-      result: { state: 'fetched', at },
-      warningCount: task.warningCount + answer.warnings.length,
+      result: result(at),
+      warningCount: task.warningCount + warnings.length,
     }));
   }
 
+  private fetched(taskId: string, answer: Normalised<TaskResultSnapshot>, sentAt: number): void {
+    this.requested.add(taskId);
+    this.inputCalls.delete(taskId);
+    this.record(taskId, sentAt, 'fetched', (at) => ({ state: 'fetched', at }), { warnings: answer.warnings });
+  }
+
   private inputFailed(taskId: string, error: unknown, sentAt: number): void {
-    const task = this.deps.store.getState().tasks.get(taskId);
-    const classified = classifyError(error, {
-      method: 'tasks/result',
-      knownTask: true,
-      taskLive: !isTerminal(task?.status),
-    });
-    const at = this.deps.clock.now();
+    const classified = this.classify(taskId, error);
     const notReady = classified.kind === 'not-ready';
     // not-ready: this receiver follows the user documents and never blocks; polling goes on, no second ask.
     if (notReady) this.inputCalls.set(taskId, 'refused');
     else this.inputCalls.delete(taskId);
-    updateTask(this.deps.store, taskId, (t) => ({
-      ...appendEntry(t, {
-        kind: 'result',
-        at,
-        sentAt,
-        latencyMs: at - sentAt,
-        outcome: notReady ? 'not-ready' : 'failed',
+    this.record(
+      taskId,
+      sentAt,
+      notReady ? 'not-ready' : 'failed',
+      () => ({ state: notReady ? 'not-ready' : 'none' }),
+      {
         error: classified,
-        warnings: [],
-      }),
-      result: notReady ? { state: 'not-ready' } : { state: 'none' },
-    }));
+      },
+    );
     // The task may have ended while the call was open: then the terminal fetch is due now.
     if (this.requested.has(taskId)) {
       this.requested.delete(taskId);
@@ -183,43 +197,30 @@ export class ResultFetcher {
   }
 
   private failed(taskId: string, error: unknown, sentAt: number, attempt: number): void {
-    const { store, clock } = this.deps;
-    const task = store.getState().tasks.get(taskId);
-    const classified = classifyError(error, {
-      method: 'tasks/result',
-      knownTask: true,
-      taskLive: !isTerminal(task?.status),
-    });
-    const at = clock.now();
+    const classified = this.classify(taskId, error);
     const final = FINAL_KINDS.has(classified.kind) || attempt >= MAX_RESULT_ATTEMPTS;
     const outcome = classified.kind === 'not-ready' ? 'not-ready' : final ? 'unavailable' : 'failed';
-    const retryInMs = final ? undefined : Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (attempt - 1));
-    updateTask(store, taskId, (t) => ({
-      ...appendEntry(t, {
-        kind: 'result',
-        at,
-        sentAt,
-        latencyMs: at - sentAt,
-        outcome,
-        error: classified,
-        warnings: [],
-      }),
-      result:
+    this.record(
+      taskId,
+      sentAt,
+      outcome,
+      (): ResultState =>
         outcome === 'not-ready'
           ? { state: 'not-ready' }
           : final
             ? { state: 'unavailable', error: classified }
             : { state: 'retrying', attempt, error: classified },
-    }));
-    if (retryInMs !== undefined) {
-      this.retryTimers.set(
-        taskId,
-        clock.setTimeout(() => {
-          this.retryTimers.delete(taskId);
-          this.fetch(taskId, true, attempt + 1);
-        }, retryInMs),
-      );
-    }
+      { error: classified },
+    );
+    if (final) return;
+    const retryInMs = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (attempt - 1));
+    this.retryTimers.set(
+      taskId,
+      this.deps.clock.setTimeout(() => {
+        this.retryTimers.delete(taskId);
+        this.fetch(taskId, true, attempt + 1);
+      }, retryInMs),
+    );
   }
 
   dispose(): void {

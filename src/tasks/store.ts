@@ -106,6 +106,27 @@ export interface TrackedTask {
 
 export const MAX_ENTRIES = 2000;
 
+/** A record for a task just tracked: nothing observed yet. */
+export function newTrackedTask(
+  fields: Pick<TrackedTask, 'taskId' | 'connectionId' | 'origin' | 'firstSeenAt'> & Partial<TrackedTask>,
+): TrackedTask {
+  return {
+    status: null,
+    lifecycle: 'live',
+    entries: [],
+    droppedEntries: 0,
+    pollCount: 0,
+    notificationCount: 0,
+    warningCount: 0,
+    rateLimitedCount: 0,
+    pollsAfterTerminal: 0,
+    nextPollInMs: null,
+    backoffMs: 0,
+    result: { state: 'none' },
+    ...fields,
+  };
+}
+
 export interface TasksState {
   /**
    * Updated in place, with `version` bumped on every change: copying a thousand-entry record for each of a

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildTimeline, describeSources } from './timeline-model';
-import type { ObservationEntry, TrackedTask } from './store';
+import { newTrackedTask, type ObservationEntry, type TrackedTask } from './store';
 
 const obs = (
   at: number,
@@ -17,25 +17,16 @@ const obs = (
   ...over,
 });
 
-const task = (entries: TrackedTask['entries'], over: Partial<TrackedTask> = {}): TrackedTask => ({
-  taskId: 't',
-  connectionId: 1,
-  origin: 'created',
-  firstSeenAt: 0,
-  status: null,
-  lifecycle: 'live',
-  entries,
-  droppedEntries: 0,
-  pollCount: entries.filter((e) => e.kind === 'observation' && e.source === 'poll').length,
-  notificationCount: 0,
-  warningCount: 0,
-  rateLimitedCount: 0,
-  pollsAfterTerminal: 0,
-  nextPollInMs: null,
-  backoffMs: 0,
-  result: { state: 'none' },
-  ...over,
-});
+const task = (entries: TrackedTask['entries'], over: Partial<TrackedTask> = {}): TrackedTask =>
+  newTrackedTask({
+    taskId: 't',
+    connectionId: 1,
+    origin: 'created',
+    firstSeenAt: 0,
+    entries,
+    pollCount: entries.filter((e) => e.kind === 'observation' && e.source === 'poll').length,
+    ...over,
+  });
 
 describe('buildTimeline', () => {
   it('draws one segment per status run, the live one up to now', () => {

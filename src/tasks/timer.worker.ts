@@ -3,7 +3,9 @@
 // after five minutes, which would stop live polling in a background tab. Dedicated workers are not throttled so.
 const timers = new Map<number, ReturnType<typeof setTimeout>>();
 
-self.onmessage = (event: MessageEvent<{ op: 'set'; id: number; ms: number } | { op: 'clear'; id: number }>) => {
+self.onmessage = (
+  event: MessageEvent<{ op: 'set'; id: number; ms: number } | { op: 'clear'; id: number }>,
+) => {
   const message = event.data;
   if (message.op === 'set') {
     timers.set(

@@ -15,6 +15,7 @@ import { ResultFetcher } from './result-fetcher';
 import {
   appendEntry,
   createTasksStore,
+  newTrackedTask,
   updateTask,
   type InputEntry,
   type ObservationSource,
@@ -148,25 +149,16 @@ export class TaskTracker {
     }
     this.runtimes.set(taskId, { inFlight: false, probeGapMs: 0, probes: 0 });
     this.store.setState((state) => {
-      state.tasks.set(taskId, {
+      state.tasks.set(
         taskId,
-        connectionId: this.connectionId,
-        tool: options.tool,
-        origin: options.origin,
-        firstSeenAt: this.clock.now(),
-        status: null,
-        lifecycle: 'live',
-        entries: [],
-        droppedEntries: 0,
-        pollCount: 0,
-        notificationCount: 0,
-        warningCount: 0,
-        rateLimitedCount: 0,
-        pollsAfterTerminal: 0,
-        nextPollInMs: null,
-        backoffMs: 0,
-        result: { state: 'none' },
-      });
+        newTrackedTask({
+          taskId,
+          connectionId: this.connectionId,
+          tool: options.tool,
+          origin: options.origin,
+          firstSeenAt: this.clock.now(),
+        }),
+      );
       return { order: [...state.order, taskId], version: state.version + 1 };
     });
     if (options.initial?.value) {
