@@ -16,7 +16,7 @@ export function ServerCard() {
   if (status === 'error' && error) {
     return (
       <div className="p-3">
-        <ErrorNote title="Could not connect">
+        <ErrorNote title={error.kind === 'session-lost' ? 'Session lost' : 'Could not connect'}>
           <p>{error.message}</p>
           {error.detail && <p className="mt-1 font-mono text-xs break-all opacity-80">{error.detail}</p>}
           <p className="mt-1 text-xs opacity-80">{url}</p>

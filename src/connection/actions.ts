@@ -110,6 +110,17 @@ export async function connect(rawUrl: string, headers: Record<string, string> = 
         queryClient.removeQueries({ queryKey: queryKeys.connection(id) });
       },
     });
+    session.onSessionLost = () => {
+      if (useConnection.getState().id !== id || useConnection.getState().status !== 'connected') return;
+      useConnection.setState({
+        status: 'error',
+        error: {
+          kind: 'session-lost',
+          message:
+            'The receiver no longer knows this session, and its tasks went with it: reconnect to start a new one.',
+        },
+      });
+    };
     session.onClose = () => {
       if (useConnection.getState().id === id && useConnection.getState().status === 'connected') {
         useConnection.setState({ status: 'closed' });

@@ -80,7 +80,7 @@ function idsOf(body: unknown): Array<string | number> {
  * A fetch that tells the tap each POST's HTTP status and turns a failed POST into an HttpStatusError carrying
  * the status, the body and Retry-After: the SDK's own error keeps only a message, and the tracker needs more.
  */
-function tappedFetch(base: typeof fetch, tap: TrafficTap): typeof fetch {
+function tappedFetch(base: typeof fetch, tap: TrafficTap, hooks: { sessionLost?: () => void }): typeof fetch {
   return async (input, init) => {
     const response = await base(input, init);
     if (init?.method === 'POST') {
@@ -88,6 +88,10 @@ function tappedFetch(base: typeof fetch, tap: TrafficTap): typeof fetch {
       tap.noteHttpStatus(ids, response.status);
       if (!response.ok) {
         const body = await response.text().catch(() => '');
+        const hadSession = new Headers(init.headers).has('mcp-session-id');
+        if (hadSession && (response.status === 404 || (response.status === 400 && /session/i.test(body)))) {
+          hooks.sessionLost?.();
+        }
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
         tap.record(
           'in',
@@ -146,6 +150,8 @@ export class McpSession {
   private serverRequestHandler: ServerRequestHandler | undefined;
   private closed = false;
   onClose?: () => void;
+  /** The receiver answered 404 (or 400 naming the session) to our session id: it no longer knows us. */
+  onSessionLost?: () => void;
 
   private constructor(
     private readonly client: Client,
@@ -160,13 +166,15 @@ export class McpSession {
   static async connect(options: ConnectOptions): Promise<McpSession> {
     const tap = options.tap ?? new TrafficTap();
     const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    const hooks: { sessionLost?: () => void } = {};
     const inner = new StreamableHTTPClientTransport(new URL(options.url), {
-      fetch: tappedFetch(baseFetch, tap),
+      fetch: tappedFetch(baseFetch, tap, hooks),
       requestInit: options.headers ? { headers: options.headers } : undefined,
     });
     const transport = new TappedTransport(inner, tap);
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
     const session = new McpSession(client, transport, tap, options.url, options.requestTimeoutMs ?? 60_000);
+    hooks.sessionLost = () => session.onSessionLost?.();
     session.install();
     await client.connect(transport);
     return session;

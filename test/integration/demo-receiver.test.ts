@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpSession, TasksApi, type TaskSnapshot } from '../../src/mcp';
+import { McpSession, TasksApi, classifyError, type TaskSnapshot } from '../../src/mcp';
 import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';
 
 let receiver: RunningReceiver;
@@ -114,6 +114,39 @@ describe('demo receiver, end to end over Streamable HTTP', () => {
       expect(value.isError).toBe(true);
     } finally {
       await session.close();
+    }
+  });
+
+  it('the tap sees every message with its HTTP status and latency', async () => {
+    const session = await McpSession.connect({ url: receiver.url });
+    try {
+      const events: Array<{ kind: string; method?: string; httpStatus?: number; latencyMs?: number }> = [];
+      session.tap.subscribe((e) => events.push(e));
+      await new TasksApi(session).listTools();
+      expect(events.map((e) => [e.kind, e.method])).toEqual([
+        ['request', 'tools/list'],
+        ['response', 'tools/list'],
+      ]);
+      expect(events[1]).toMatchObject({ httpStatus: 200 });
+      expect(events[1]!.latencyMs).toBeGreaterThanOrEqual(0);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('says when the receiver has forgotten the session', async () => {
+    const own = await startDemoReceiver();
+    const session = await McpSession.connect({ url: own.url });
+    try {
+      let lost = 0;
+      session.onSessionLost = () => lost++;
+      await own.receiver.close(); // the receiver drops every session, as a restart would
+      const error = await new TasksApi(session).listTools().catch((e: unknown) => e);
+      expect(classifyError(error).kind).toBe('session-lost');
+      expect(lost).toBe(1);
+    } finally {
+      await session.close();
+      await own.close();
     }
   });
 });

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { TrafficTap, type TrafficEvent } from './traffic';
+
+describe('TrafficTap', () => {
+  it('pairs each answer with its question: latency, method, HTTP status of the POST that carried it', () => {
+    let now = 100;
+    const tap = new TrafficTap(() => now);
+    const events: TrafficEvent[] = [];
+    tap.subscribe((e) => events.push(e));
+    tap.record('out', { jsonrpc: '2.0', id: 7, method: 'tasks/get', params: { taskId: 'a' } });
+    tap.noteHttpStatus([7], 200);
+    now = 142;
+    tap.record('in', { jsonrpc: '2.0', id: 7, result: { taskId: 'a' } });
+    expect(events[1]).toMatchObject({
+      direction: 'in',
+      kind: 'response',
+      method: 'tasks/get',
+      requestSeq: 1,
+      latencyMs: 42,
+      httpStatus: 200,
+    });
+    expect(events[0]!.bytes).toBe(JSON.stringify(events[0]!.message).length);
+  });
+
+  it('keeps our ids and the receiver’s apart, and names notifications and errors', () => {
+    const tap = new TrafficTap(() => 0);
+    const events: TrafficEvent[] = [];
+    tap.subscribe((e) => events.push(e));
+    tap.record('in', { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: {} }); // the receiver's request 0
+    tap.record('in', { jsonrpc: '2.0', id: 0, error: { code: -32602, message: 'x' } }); // an answer to OUR request 0: none pending
+    tap.record('out', { jsonrpc: '2.0', id: 0, result: { action: 'accept' } }); // our answer to the receiver's 0
+    tap.record('in', { jsonrpc: '2.0', method: 'notifications/tasks/status', params: {} });
+    expect(events.map((e) => e.kind)).toEqual(['request', 'error', 'response', 'notification']);
+    expect(events[1]!.requestSeq).toBeUndefined();
+    expect(events[2]).toMatchObject({ method: 'elicitation/create', requestSeq: 1 });
+  });
+
+  it('keeps nothing unbounded: unanswered requests beyond its limit are forgotten', () => {
+    const tap = new TrafficTap(() => 0);
+    for (let id = 0; id < 6000; id++) tap.record('out', { jsonrpc: '2.0', id, method: 'tasks/get' });
+    const events: TrafficEvent[] = [];
+    tap.subscribe((e) => events.push(e));
+    tap.record('in', { jsonrpc: '2.0', id: 0, result: {} });
+    tap.record('in', { jsonrpc: '2.0', id: 5999, result: {} });
+    expect(events.map((e) => e.requestSeq)).toEqual([undefined, 6000]);
+  });
+
+  it('a failing subscriber does not stop the others', () => {
+    const tap = new TrafficTap();
+    const seen: number[] = [];
+    tap.subscribe(() => {
+      throw new Error('boom');
+    });
+    tap.subscribe((e) => seen.push(e.seq));
+    tap.record('out', { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(seen).toEqual([1]);
+  });
+});
