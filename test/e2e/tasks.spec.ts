@@ -40,7 +40,9 @@ test('flaky_job: failed, with its error result', async ({ page }) => {
 });
 
 test('short_ttl_job: the countdown runs out, then the task is purged', async ({ page }) => {
-  await runTool(page, 'short_ttl_job', { ttlMs: '3000', durationMs: '300' });
+  // The countdown runs from createdAt; the SDK receiver purges ttl after completion. Completing at 2 s
+  // leaves the task "expired" on screen for about 2 s before the purge is seen.
+  await runTool(page, 'short_ttl_job', { ttlMs: '3000', durationMs: '2000' });
   const countdown = page.getByTestId('ttl-countdown');
   await expect(countdown).toHaveText(/^0:0[1-3]$/);
   await expect(page.getByTestId('result')).toContainText('Done.');
