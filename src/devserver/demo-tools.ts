@@ -260,12 +260,16 @@ export function registerDemoTools(server: McpServer, store: DemoTaskStore): void
     {
       title: 'Rich result job',
       description:
-        'Completes with every kind of content: markdown text, an image, a resource link, an embedded resource, structuredContent.',
-      inputSchema: { durationMs: z.number().int().min(0).max(60_000).default(1500), ttlMs: ttlArg },
+        'Completes with every kind of content: markdown text, an image, a resource link, an embedded resource, structuredContent. padKb adds a large text block, to see how a big result is shown.',
+      inputSchema: {
+        durationMs: z.number().int().min(0).max(60_000).default(1500),
+        padKb: z.number().int().min(0).max(3000).default(0).describe('Extra text, in KB (up to 3 MB)'),
+        ttlMs: ttlArg,
+      },
       execution: { taskSupport: 'required' },
     },
     {
-      createTask: async ({ durationMs, ttlMs }, extra) => {
+      createTask: async ({ durationMs, padKb, ttlMs }, extra) => {
         const task = await extra.taskStore.createTask({
           ttl: ttlMs ?? extra.taskRequestedTtl ?? 60_000,
           pollInterval: 500,
@@ -289,6 +293,9 @@ export function registerDemoTools(server: McpServer, store: DemoTaskStore): void
                   text: 'Summary: all targets met.',
                 },
               },
+              ...(padKb > 0
+                ? [{ type: 'text' as const, text: `Appendix:\n${'0123456789abcdef'.repeat(padKb * 64)}` }]
+                : []),
             ],
             structuredContent: { revenue: { q2: 100, q3: 112 }, costs: [40, 40], ok: true },
           });

@@ -17,6 +17,9 @@ import { TaskRowTtl } from './TaskRowTtl';
 import { formatMs } from './ttl';
 import type { TrackedTask } from './store';
 
+/** The floors a person can put under every poll interval (0: just what each receiver asks). */
+const MIN_INTERVALS = [0, 500, 1000, 2000, 5000, 10_000, 30_000];
+
 type Filter = TaskStatus | 'purged' | 'all';
 const filterKey = (task: TrackedTask): Filter =>
   task.lifecycle === 'purged' || task.lifecycle === 'unknown' ? 'purged' : (task.status ?? 'working');
@@ -70,8 +73,13 @@ export function TaskList() {
   const version = useTasks((s) => s.version);
   const tasks = useTasks((s) => s.tasks);
   const selection = useSelection((s) => s.selection);
-  const { pollingPaused, setPollingPaused } = usePreferences(
-    useShallow((s) => ({ pollingPaused: s.pollingPaused, setPollingPaused: s.setPollingPaused })),
+  const { pollingPaused, setPollingPaused, minPollIntervalMs, setMinPollIntervalMs } = usePreferences(
+    useShallow((s) => ({
+      pollingPaused: s.pollingPaused,
+      setPollingPaused: s.setPollingPaused,
+      minPollIntervalMs: s.minPollIntervalMs,
+      setMinPollIntervalMs: s.setMinPollIntervalMs,
+    })),
   );
   const listStatus = useTaskListStatus();
   const [filter, setFilter] = useState<Filter>('all');
@@ -137,6 +145,19 @@ export function TaskList() {
               className="w-full rounded bg-slate-100 py-1 pr-2 pl-6 text-xs ring-1 ring-slate-200 ring-inset dark:bg-slate-900 dark:ring-slate-700"
             />
           </div>
+          <select
+            value={minPollIntervalMs}
+            onChange={(e) => setMinPollIntervalMs(Number(e.target.value))}
+            aria-label="Slowest poll: your minimum interval"
+            title="Your minimum poll interval: polls never come faster than this, nor faster than each receiver asks"
+            className="rounded bg-slate-100 px-1 py-1 text-[11px] ring-1 ring-slate-200 ring-inset dark:bg-slate-900 dark:ring-slate-700"
+          >
+            {MIN_INTERVALS.map((ms) => (
+              <option key={ms} value={ms}>
+                {ms === 0 ? 'as asked' : `≥ ${formatMs(ms)}`}
+              </option>
+            ))}
+          </select>
           <button
             type="button"
             onClick={() => setPollingPaused(!pollingPaused)}

@@ -97,3 +97,20 @@ test('a forbidden tool cannot run as a task, and says why', async ({ page }) => 
   await expect(run).toBeDisabled();
   await expect(page.getByTestId('run-form')).toContainText('taskSupport: forbidden');
 });
+
+test('rich_result_job: every content kind renders; a result over 1 MB is cut short with the whole a download away', async ({
+  page,
+}) => {
+  await runTool(page, 'rich_result_job', { durationMs: '300', padKb: '1200' });
+  const result = page.getByTestId('result');
+  await expect(result).toContainText('Quarterly report');
+  await expect(result.locator('img[src^="data:image/png;base64,"]')).toHaveCount(1);
+  await expect(result).toContainText('q3.csv');
+  await expect(result).toContainText('Summary: all targets met.');
+  await expect(result).toContainText('the view is cut short');
+  const download = page.waitForEvent('download');
+  await result.getByTitle('Download the JSON').click();
+  const file = await (await download).path();
+  const { readFile } = await import('node:fs/promises');
+  expect((await readFile(file, 'utf8')).length).toBeGreaterThan(1_200_000);
+});
