@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 
 export interface Listening {
@@ -8,9 +8,10 @@ export interface Listening {
 }
 
 /** Listens on loopback only: Taskscope's servers are for this machine, never the network. */
-export function listenOnLoopback(app: Express, port: number): Promise<Listening> {
+export function listenOnLoopback(app: Express | Server, port: number): Promise<Listening> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, '127.0.0.1');
+    const server = typeof app === 'function' ? createServer(app) : app;
+    server.listen(port, '127.0.0.1');
     server.once('error', reject);
     server.once('listening', () => {
       const address = server.address();

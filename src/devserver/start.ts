@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:http';
 import express from 'express';
 import { createDemoReceiver, type DemoReceiver } from './demo-receiver.js';
 import { listenOnLoopback, portFromEnv, type Listening } from './http-server.js';
@@ -21,10 +22,16 @@ export async function startApp({ port, dev = false }: { port: number; dev?: bool
   const receiver = createDemoReceiver();
   app.use('/demo/mcp', receiver.router);
 
+  const httpServer = createServer(app);
   let closeVite = async () => {};
   if (dev) {
-    const { createServer } = await import('vite');
-    const vite = await createServer({ root, server: { middlewareMode: true }, appType: 'spa' });
+    const { createServer: createVite } = await import('vite');
+    // Hot reload rides on our own server, so dev mode opens no second port.
+    const vite = await createVite({
+      root,
+      server: { middlewareMode: true, hmr: { server: httpServer } },
+      appType: 'spa',
+    });
     app.use(vite.middlewares);
     closeVite = () => vite.close();
   } else {
@@ -37,7 +44,7 @@ export async function startApp({ port, dev = false }: { port: number; dev?: bool
     app.get(/^\/(?!demo\/).*/, (_req, res) => res.sendFile(path.join(dist, 'index.html')));
   }
 
-  const listening = await listenOnLoopback(app, port);
+  const listening = await listenOnLoopback(httpServer, port);
   return {
     ...listening,
     receiver,
