@@ -29,6 +29,8 @@ beforeEach(() => {
 });
 afterEach(() => {
   tracker.dispose();
+  // A disposed tracker leaves no timer behind: no poll, probe or retry fires after its connection is gone.
+  expect(vi.getTimerCount()).toBe(0);
   vi.useRealTimers();
 });
 

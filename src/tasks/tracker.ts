@@ -22,7 +22,7 @@ import {
   type TasksStore,
   type TrackedTask,
 } from './store';
-import { estimateClockOffset } from './ttl';
+import { ClockOffsetEstimator, MAX_PURGE_PROBES, mergeSnapshot, nextProbe } from './merge';
 
 /** The part of TasksApi the tracker uses; tests may hand in a receiver of their own shape. */
 export type TaskApiPort = Pick<
@@ -71,10 +71,6 @@ interface Runtime {
   probes: number;
 }
 
-/** After a terminal task's ttl runs out, the receiver is asked this many times whether it has purged it. */
-const MAX_PURGE_PROBES = 6;
-const CLOCK_SAMPLES_KEPT = 50;
-
 export interface TrackOptions {
   origin: TrackedTask['origin'];
   tool?: string;
@@ -99,7 +95,7 @@ export class TaskTracker {
   private readonly settings: () => TrackerSettings;
   private readonly runtimes = new Map<string, Runtime>();
   private readonly results: ResultFetcher;
-  private readonly clockSamples: number[] = [];
+  private readonly clockOffset = new ClockOffsetEstimator();
   private readonly unsubscribe: () => void;
   private disposed = false;
   private readonly openResultForInput: boolean;
@@ -365,18 +361,11 @@ export class TaskTracker {
     if (value && (meta.source === 'notification' || meta.source === 'list')) {
       warnings.push(...sequenceWarnings(value, previous));
     }
-    let merged = previous;
+    const merged = value ? mergeSnapshot(previous, value) : previous;
     if (value) {
-      let status = value.status ?? previous?.status ?? null;
-      if (previous && isTerminal(previous.status) && status !== previous.status) status = previous.status;
-      merged = {
-        ...value,
-        status,
-        createdAt: value.createdAt ?? previous?.createdAt,
-        createdAtMs: value.createdAtMs ?? previous?.createdAtMs,
-        ttl: value.ttl === undefined ? previous?.ttl : value.ttl,
-      };
-      this.sampleClock(value, previous, at);
+      const offset = this.clockOffset.note(value, previous, at);
+      if (offset !== undefined)
+        this.store.setState({ clockOffsetMs: offset, clockSamples: this.clockOffset.count });
     }
     const task = this.store.getState().tasks.get(taskId);
     if (!task) return merged;
@@ -435,13 +424,14 @@ export class TaskTracker {
     if (!runtime || !snapshot || typeof snapshot.ttl !== 'number' || snapshot.createdAtMs === undefined)
       return;
     if (runtime.probes >= MAX_PURGE_PROBES || this.disposed) return;
-    const expiresAt = snapshot.createdAtMs + snapshot.ttl - this.store.getState().clockOffsetMs;
-    runtime.probeGapMs =
-      runtime.probes === 0
-        ? 0
-        : Math.min(30_000, Math.max(snapshot.pollInterval ?? 1000, runtime.probeGapMs * 2));
-    const delay =
-      Math.max(0, expiresAt - this.clock.now()) + (runtime.probeGapMs || (snapshot.pollInterval ?? 1000));
+    const { delayMs, gapMs } = nextProbe({
+      expiresAtLocal: snapshot.createdAtMs + snapshot.ttl - this.store.getState().clockOffsetMs,
+      now: this.clock.now(),
+      probes: runtime.probes,
+      lastGapMs: runtime.probeGapMs,
+      pollInterval: snapshot.pollInterval,
+    });
+    runtime.probeGapMs = gapMs;
     this.clock.clearTimeout(runtime.probeTimer);
     runtime.probeTimer = this.clock.setTimeout(() => {
       runtime.probes++;
@@ -449,18 +439,6 @@ export class TaskTracker {
         const task = this.store.getState().tasks.get(taskId);
         if (task?.lifecycle === 'terminal' && !task.lastError) this.scheduleProbe(taskId);
       });
-    }, delay);
-  }
-
-  private sampleClock(value: TaskSnapshot, previous: TaskSnapshot | undefined, receivedAt: number): void {
-    // Only a timestamp that just changed says anything about the server's "now".
-    const stamp = value.lastUpdatedAtMs !== previous?.lastUpdatedAtMs ? value.lastUpdatedAtMs : undefined;
-    if (stamp === undefined) return;
-    this.clockSamples.push(stamp - receivedAt);
-    if (this.clockSamples.length > CLOCK_SAMPLES_KEPT) this.clockSamples.shift();
-    const clockOffsetMs = estimateClockOffset(this.clockSamples);
-    if (clockOffsetMs !== this.store.getState().clockOffsetMs || this.clockSamples.length === 1) {
-      this.store.setState({ clockOffsetMs, clockSamples: this.clockSamples.length });
-    }
+    }, delayMs);
   }
 }
