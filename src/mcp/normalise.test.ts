@@ -102,6 +102,12 @@ describe('normaliseTask', () => {
     expect(codes(warnings)).toContain('task-id-mismatch');
   });
 
+  it('cuts an overlong statusMessage, and says so', () => {
+    const { value, warnings } = normaliseTask({ ...F.flatTask, statusMessage: 'x'.repeat(50_000) });
+    expect(value?.statusMessage).toHaveLength(4000);
+    expect(warnings[0]?.message).toBe('statusMessage of 50000 characters cut to 4000');
+  });
+
   it('assumes the asked-for id when the answer has none', () => {
     const { taskId: _t, ...noId } = F.flatTask;
     const { value, warnings } = normaliseTask(noId, { expectedTaskId: 'abc' });

@@ -18,6 +18,9 @@ export const MIN_POLL_INTERVAL_MS = 100;
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 const STATUS_SET: ReadonlySet<string> = new Set(TASK_STATUSES);
 
+/** A status line, not a document: longer ones are cut (and flagged) before they fill every timeline entry. */
+export const MAX_STATUS_MESSAGE = 4000;
+
 /** Task fields read one by one below, each with a warning of its own when off. */
 const FIELDS_READ = new Set([
   'taskId',
@@ -221,8 +224,15 @@ export function normaliseTask(raw: unknown, ctx: NormaliseTaskContext = {}): Nor
       pollInterval: readPollInterval(obj, shape, warnings),
       shape,
     };
-    if (typeof obj.statusMessage === 'string') snapshot.statusMessage = obj.statusMessage;
-    else if (obj.statusMessage !== undefined) {
+    if (typeof obj.statusMessage === 'string') {
+      snapshot.statusMessage = obj.statusMessage.slice(0, MAX_STATUS_MESSAGE);
+      if (obj.statusMessage.length > MAX_STATUS_MESSAGE) {
+        warnings.push({
+          code: 'schema',
+          message: `statusMessage of ${obj.statusMessage.length} characters cut to ${MAX_STATUS_MESSAGE}`,
+        });
+      }
+    } else if (obj.statusMessage !== undefined) {
       warnings.push({
         code: 'schema',
         message: `statusMessage ${quote(obj.statusMessage)} is not text, ignored`,

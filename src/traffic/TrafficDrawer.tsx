@@ -1,8 +1,10 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { ArrowDownLeft, ArrowUpRight, ChevronDown, ChevronUp, Trash2 } from 'lucide-react';
 import { Button } from '../ui/Button';
 import { useTraffic } from './store';
 import type { TrafficEvent } from '../mcp';
+
+const JsonTree = lazy(() => import('../ui/JsonTree'));
 
 const kindColour: Record<TrafficEvent['kind'], string> = {
   request: 'text-sky-600 dark:text-sky-400',
@@ -12,33 +14,51 @@ const kindColour: Record<TrafficEvent['kind'], string> = {
   notification: 'text-violet-600 dark:text-violet-400',
 };
 
-function Row({ event }: { event: TrafficEvent }) {
+function Row({ event, open, onToggle }: { event: TrafficEvent; open: boolean; onToggle: () => void }) {
   return (
-    <tr className="border-b border-slate-100 align-top dark:border-slate-900">
-      <td className="px-2 py-0.5 text-slate-500 tabular-nums">
-        {new Date(event.wallTime).toLocaleTimeString(undefined, { hour12: false })}
-      </td>
-      <td className="px-1">
-        {event.direction === 'out' ? (
-          <ArrowUpRight size={12} className="text-sky-500" />
-        ) : (
-          <ArrowDownLeft size={12} className="text-green-500" />
-        )}
-      </td>
-      <td className={`px-2 ${kindColour[event.kind]}`}>{event.kind}</td>
-      <td className="px-2 font-mono">{event.method ?? ''}</td>
-      <td className="px-2 font-mono text-slate-500">{event.id ?? ''}</td>
-      <td className="px-2 text-slate-500 tabular-nums">{event.httpStatus ?? ''}</td>
-      <td className="px-2 text-right text-slate-500 tabular-nums">{event.bytes} B</td>
-      <td className="px-2 text-right text-slate-500 tabular-nums">
-        {event.latencyMs !== undefined ? `${Math.round(event.latencyMs)} ms` : ''}
-      </td>
-    </tr>
+    <>
+      <tr
+        className={`cursor-pointer border-b border-slate-100 align-top hover:bg-slate-50 dark:border-slate-900 dark:hover:bg-slate-900 ${open ? 'bg-slate-50 dark:bg-slate-900' : ''}`}
+        onClick={onToggle}
+        aria-expanded={open}
+      >
+        <td className="px-2 py-0.5 text-slate-500 tabular-nums">
+          {new Date(event.wallTime).toLocaleTimeString(undefined, { hour12: false })}
+        </td>
+        <td className="px-1">
+          {event.direction === 'out' ? (
+            <ArrowUpRight size={12} className="text-sky-500" />
+          ) : (
+            <ArrowDownLeft size={12} className="text-green-500" />
+          )}
+        </td>
+        <td className={`px-2 ${kindColour[event.kind]}`}>{event.kind}</td>
+        <td className="px-2 font-mono">{event.method ?? ''}</td>
+        <td className="px-2 font-mono text-slate-500">{event.id ?? ''}</td>
+        <td className="px-2 text-slate-500 tabular-nums">{event.httpStatus ?? ''}</td>
+        <td className="px-2 text-right text-slate-500 tabular-nums">{event.bytes} B</td>
+        <td className="px-2 text-right text-slate-500 tabular-nums">
+          {event.latencyMs !== undefined ? `${Math.round(event.latencyMs)} ms` : ''}
+        </td>
+      </tr>
+      {open && (
+        <tr>
+          <td colSpan={8} className="px-2 pb-2">
+            <Suspense
+              fallback={<pre className="text-xs">{JSON.stringify(event.message).slice(0, 2000)}</pre>}
+            >
+              <JsonTree value={event.message} expanded />
+            </Suspense>
+          </td>
+        </tr>
+      )}
+    </>
   );
 }
 
 export function TrafficDrawer() {
   const [open, setOpen] = useState(false);
+  const [expanded, setExpanded] = useState<number | null>(null);
   const events = useTraffic((s) => s.events);
   const total = useTraffic((s) => s.total);
   const clear = useTraffic((s) => s.clear);
@@ -68,7 +88,12 @@ export function TrafficDrawer() {
                 .slice(-300)
                 .reverse()
                 .map((event) => (
-                  <Row key={event.seq} event={event} />
+                  <Row
+                    key={event.seq}
+                    event={event}
+                    open={expanded === event.seq}
+                    onToggle={() => setExpanded((e) => (e === event.seq ? null : event.seq))}
+                  />
                 ))}
             </tbody>
           </table>

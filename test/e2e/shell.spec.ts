@@ -29,3 +29,17 @@ test('follows the system theme and toggles it', async ({ page }) => {
   await page.getByRole('button', { name: 'Theme: light' }).click();
   await expect(page.locator('html')).toHaveClass(/dark/);
 });
+
+test('the traffic drawer lists every message with its HTTP status and latency, and opens one raw', async ({
+  page,
+}) => {
+  await page.goto('/');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await page.getByRole('button', { name: /Traffic/ }).click();
+  const drawer = page.getByRole('region', { name: 'Traffic' });
+  const answer = drawer.getByRole('row').filter({ hasText: 'response' }).filter({ hasText: 'tools/list' });
+  await expect(answer).toContainText('200');
+  await expect(answer).toContainText(/\d+ ms/);
+  await answer.click();
+  await expect(drawer).toContainText('"slow_job"');
+});
