@@ -2,6 +2,20 @@ import { Server } from 'lucide-react';
 import { Badge } from '../ui/Badge';
 import { ErrorNote } from '../ui/Panel';
 import { useConnection } from './store';
+import { useTasks } from '../tasks/hooks';
+import type { Dialect } from '../tasks/store';
+
+const dialectLabel: Record<Dialect, string> = {
+  spec: '2025-11-25 tasks',
+  'user-docs': 'user-document shapes',
+  v2: '2026-07-28 shape',
+};
+const dialectHelp: Record<Dialect, string> = {
+  spec: 'Flat tasks/get answers and plain tasks/result, as the 2025-11-25 specification has them',
+  'user-docs':
+    'tasks/get wrapped as {task}, or tasks/result as {taskId, status, result}, as the user documents describe',
+  v2: 'Tasks in the 2026-07-28 shape (resultType "task"): read as best Taskscope can',
+};
 
 function Capability({ on, label }: { on: boolean; label: string }) {
   return (
@@ -13,6 +27,7 @@ function Capability({ on, label }: { on: boolean; label: string }) {
 
 export function ServerCard() {
   const { status, server, support, error, url } = useConnection();
+  const dialects = useTasks((s) => s.dialects);
   if (status === 'error' && error) {
     return (
       <div className="p-3">
@@ -54,6 +69,18 @@ export function ServerCard() {
           <Capability on={!!support?.list} label="list" />
           <Capability on={!!support?.cancel} label="cancel" />
           <Capability on={!!support?.toolCall} label="tools/call" />
+        </dd>
+        <dt className="text-slate-500">speaks</dt>
+        <dd className="flex flex-wrap gap-1" data-testid="dialects">
+          {dialects.length === 0 ? (
+            <span className="text-slate-500">— (no task answers yet)</span>
+          ) : (
+            dialects.map((d) => (
+              <Badge key={d} tone={d === 'spec' ? 'blue' : 'amber'} title={dialectHelp[d]}>
+                {dialectLabel[d]}
+              </Badge>
+            ))
+          )}
         </dd>
         {extraCaps.length > 0 && (
           <>

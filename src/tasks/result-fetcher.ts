@@ -9,7 +9,14 @@ import {
 } from '../mcp';
 import { queryKeys } from '../app/queryKeys';
 import { MAX_BACKOFF_MS } from './interval';
-import { appendEntry, updateTask, type ResultEntry, type ResultState, type TasksStore } from './store';
+import {
+  appendEntry,
+  noteDialect,
+  updateTask,
+  type ResultEntry,
+  type ResultState,
+  type TasksStore,
+} from './store';
 import type { Clock, TaskApiPort } from './tracker';
 
 /** tasks/result is idempotent, so transport failures are retried, this many times at most. */
@@ -171,6 +178,7 @@ export class ResultFetcher {
   private fetched(taskId: string, answer: Normalised<TaskResultSnapshot>, sentAt: number): void {
     this.requested.add(taskId);
     this.inputCalls.delete(taskId);
+    noteDialect(this.deps.store, answer.value.shape === 'envelope' ? 'user-docs' : 'spec');
     this.record(taskId, sentAt, 'fetched', (at) => ({ state: 'fetched', at }), { warnings: answer.warnings });
   }
 

@@ -140,6 +140,19 @@ export interface TasksState {
   /** Estimated server − local clock offset per connection, from timestamps vs receipt times. */
   clockOffsetMs: number;
   clockSamples: number;
+  /** Which shapes this receiver's answers came in, so the page can say which dialect it speaks. */
+  dialects: Dialect[];
+}
+
+/**
+ * spec: 2025-11-25 (flat tasks/get, plain tasks/result). user-docs: the user documents' `{task}` tasks/get and
+ * `{taskId, status, result}` tasks/result. v2: the 2026-07-28 task shape.
+ */
+export type Dialect = 'spec' | 'user-docs' | 'v2';
+
+export function noteDialect(store: TasksStore, dialect: Dialect): void {
+  if (!store.getState().dialects.includes(dialect))
+    store.setState((s) => ({ dialects: [...s.dialects, dialect] }));
 }
 
 export type TasksStore = StoreApi<TasksState>;
@@ -151,6 +164,7 @@ export function createTasksStore(): TasksStore {
     order: [],
     clockOffsetMs: 0,
     clockSamples: 0,
+    dialects: [],
   }));
 }
 

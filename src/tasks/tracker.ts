@@ -16,6 +16,7 @@ import {
   appendEntry,
   createTasksStore,
   newTrackedTask,
+  noteDialect,
   updateTask,
   type InputEntry,
   type ObservationSource,
@@ -362,6 +363,10 @@ export class TaskTracker {
       warnings.push(...sequenceWarnings(value, previous));
     }
     const merged = value ? mergeSnapshot(previous, value) : previous;
+    // tasks/get is where the dialects differ (the create answer is {task} in both).
+    if (value && (meta.source === 'poll' || value.shape === 'v2')) {
+      noteDialect(this.store, value.shape === 'v2' ? 'v2' : value.shape === 'wrapped' ? 'user-docs' : 'spec');
+    }
     if (value) {
       const offset = this.clockOffset.note(value, previous, at);
       if (offset !== undefined)

@@ -38,7 +38,8 @@ const json = (
   res.end(JSON.stringify(body));
 };
 
-export async function startUserDocsReceiver(): Promise<UserDocsReceiver> {
+/** cors: answer browsers' preflights and expose Mcp-Session-Id; without it a page cannot talk to this receiver. */
+export async function startUserDocsReceiver(options: { cors?: boolean } = {}): Promise<UserDocsReceiver> {
   const tasks = new Map<string, UserDocsTask>();
   const streams = new Set<http.ServerResponse>();
   const stats = { resultBeforeTerminal: 0, rateLimited: 0, gets: 0 };
@@ -149,6 +150,19 @@ export async function startUserDocsReceiver(): Promise<UserDocsReceiver> {
   };
 
   const server = http.createServer((req, res) => {
+    if (options.cors) {
+      res.setHeader('access-control-allow-origin', '*');
+      res.setHeader('access-control-expose-headers', 'mcp-session-id');
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, {
+          'access-control-allow-methods': 'GET, POST, DELETE',
+          'access-control-allow-headers':
+            'content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id',
+        });
+        res.end();
+        return;
+      }
+    }
     if (req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       res.write(': stream open\n\n');
@@ -160,10 +174,20 @@ export async function startUserDocsReceiver(): Promise<UserDocsReceiver> {
       res.writeHead(200).end();
       return;
     }
+    if (req.method !== 'POST') {
+      res.writeHead(405).end();
+      return;
+    }
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      const message = JSON.parse(body) as { id?: number; method?: string };
+      let message: { id?: number; method?: string };
+      try {
+        message = JSON.parse(body) as typeof message;
+      } catch {
+        json(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+        return;
+      }
       if (message.id === undefined) {
         res.writeHead(202).end();
         return;
