@@ -114,3 +114,12 @@ test('rich_result_job: every content kind renders; a result over 1 MB is cut sho
   const { readFile } = await import('node:fs/promises');
   expect((await readFile(file, 'utf8')).length).toBeGreaterThan(1_200_000);
 });
+
+test('following an id the receiver does not know says so, once, and stops asking', async ({ page }) => {
+  await page.getByLabel('Task id to follow').fill('no-such-task');
+  await page.getByLabel('Task id to follow').press('Enter');
+  const detail = page.getByTestId('task-detail');
+  await expect(detail.getByRole('alert')).toContainText('does not know this task id');
+  await expect(detail.getByTestId('poll-count')).toHaveText('1');
+  await expect(page.getByTestId('task-row').first()).toContainText('unknown');
+});

@@ -22,7 +22,7 @@ export interface UserDocsReceiver {
   url: string;
   tasks: Map<string, UserDocsTask>;
   /** Counts of what clients did, for assertions. */
-  stats: { resultBeforeTerminal: number; rateLimited: number; gets: number };
+  stats: { resultBeforeTerminal: number; rateLimited: number; gets: number; authorization?: string };
   /** Answer the next tasks/get with -32429 whatever its timing. */
   forceRateLimitOnce: () => void;
   close: () => Promise<void>;
@@ -42,7 +42,7 @@ const json = (
 export async function startUserDocsReceiver(options: { cors?: boolean } = {}): Promise<UserDocsReceiver> {
   const tasks = new Map<string, UserDocsTask>();
   const streams = new Set<http.ServerResponse>();
-  const stats = { resultBeforeTerminal: 0, rateLimited: 0, gets: 0 };
+  const stats: UserDocsReceiver['stats'] = { resultBeforeTerminal: 0, rateLimited: 0, gets: 0 };
   let forceRateLimit = false;
   const sessionId = randomUUID();
 
@@ -178,6 +178,7 @@ export async function startUserDocsReceiver(options: { cors?: boolean } = {}): P
       res.writeHead(405).end();
       return;
     }
+    stats.authorization = req.headers.authorization;
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {

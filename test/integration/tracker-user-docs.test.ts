@@ -76,6 +76,16 @@ describe('tracker against the user documents’ shapes', () => {
     expect(record(id).rateLimitedCount).toBe(1);
   });
 
+  it('sends the connection’s own headers (e.g. Authorization) on every request', async () => {
+    const own = await McpSession.connect({ url: receiver.url, headers: { Authorization: 'Bearer s3cret' } });
+    try {
+      await new TasksApi(own).listTools();
+      expect(receiver.stats.authorization).toBe('Bearer s3cret');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('"Task has expired" after the ttl: purged, with what was fetched kept', async () => {
     const id = await run({ durationMs: 200, pollInterval: 200 }, 1200);
     await waitFor(() => record(id).result.state === 'fetched', 5000);
