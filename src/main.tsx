@@ -6,12 +6,19 @@ import { App } from './app/App';
 import { queryClient } from './app/queryClient';
 import { applyTheme } from './app/preferences';
 import { initialSelection, useSelection } from './app/selection';
-import { connect, initialServerUrl } from './connection/actions';
+import { connect, disconnect, initialServerUrl } from './connection/actions';
+import { useConnection } from './connection/store';
 
 applyTheme();
 useSelection.setState({ selection: initialSelection() });
 // Connecting is an action, not an effect: it runs once per page load, whatever React does with effects.
 void connect(initialServerUrl());
+// End the session on the receiver when the page goes away, so it does not keep our tasks for nothing.
+window.addEventListener('pagehide', () => void disconnect());
+// Back from the back/forward cache: that session was ended above, so open a new one.
+window.addEventListener('pageshow', (event) => {
+  if (event.persisted) void connect(useConnection.getState().url, useConnection.getState().headers);
+});
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
