@@ -5,20 +5,11 @@
  */
 import { chromium } from '@playwright/test';
 import { startApp } from '../src/devserver/start';
+import { CHROMIUM_ARGS, chromiumPath } from '../test/helpers/chromium';
 
 const N = Number(process.env.BENCH_UI_TASKS ?? 300);
 const app = await startApp({ port: 0 });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-});
+const browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS });
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
   // tsx names functions with an __name helper, which functions sent to the page bring along.

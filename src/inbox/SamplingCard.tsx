@@ -3,9 +3,7 @@ import { Button } from '../ui/Button';
 import { inputClass } from '../ui/SchemaFields';
 import { answerSampling } from './actions';
 import type { InboxItem } from './store';
-
-type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from '../mcp/json';
 
 function contentText(content: unknown): string {
   const blocks = Array.isArray(content) ? content : [content];

@@ -1,8 +1,6 @@
 import { ToolV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
 import type { ServerTaskSupport, ToolInfo, Warning } from './types';
-
-type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from './json';
 
 /** An empty object switches a feature on; anything else (absent, null, false) leaves it off. */
 export function serverTaskSupport(capabilities: Record<string, unknown> | undefined): ServerTaskSupport {

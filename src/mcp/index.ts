@@ -2,6 +2,7 @@ export * from './types';
 export * from './errors';
 export * from './classify';
 export * from './normalise';
+export * from './normalise-result';
 export * from './capabilities';
 export * from './traffic';
 export * from './session';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseResult, normaliseTask } from './normalise';
+import { normaliseTask } from './normalise';
+import { normaliseResult } from './normalise-result';
 import * as F from '../../test/fixtures/shapes';
 
 const codes = (warnings: { code: string }[]) => warnings.map((w) => w.code);

@@ -1,5 +1,6 @@
 import { LocalRefusal } from './errors';
-import { normaliseResult, normaliseTask } from './normalise';
+import { normaliseTask } from './normalise';
+import { normaliseResult } from './normalise-result';
 import { normaliseTool, serverTaskSupport, whyNotTask } from './capabilities';
 import type { McpSession, Notification } from './session';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, Warning } from './types';

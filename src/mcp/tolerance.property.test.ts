@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { normaliseResult, normaliseTask } from './normalise';
+import { normaliseTask } from './normalise';
+import { normaliseResult } from './normalise-result';
 import { classifyError, type ErrorKind } from './classify';
 import { HttpStatusError } from './errors';
 import { TASK_STATUSES } from './types';

@@ -17,7 +17,7 @@ import {
   type ResultState,
   type TasksStore,
 } from './store';
-import type { Clock, TaskApiPort } from './tracker';
+import type { Clock, TaskApiPort } from './tracker-types';
 
 /** tasks/result is idempotent, so transport failures are retried, this many times at most. */
 export const MAX_RESULT_ATTEMPTS = 6;

@@ -7,7 +7,6 @@ import {
   type ClassifiedError,
   type Normalised,
   type TaskSnapshot,
-  type TasksApi,
 } from '../mcp';
 import { queryKeys } from '../app/queryKeys';
 import { nextBackoff, pollDelay } from './interval';
@@ -24,43 +23,15 @@ import {
   type TrackedTask,
 } from './store';
 import { ClockOffsetEstimator, MAX_PURGE_PROBES, mergeSnapshot, nextProbe } from './merge';
+import {
+  systemClock,
+  type Clock,
+  type TaskApiPort,
+  type TrackerDeps,
+  type TrackerSettings,
+} from './tracker-types';
 
-/** The part of TasksApi the tracker uses; tests may hand in a receiver of their own shape. */
-export type TaskApiPort = Pick<
-  TasksApi,
-  'getTask' | 'getTaskResult' | 'cancelTask' | 'listTasks' | 'onTaskStatus'
->;
-
-export interface Clock {
-  now: () => number;
-  setTimeout: (fn: () => void, ms: number) => unknown;
-  clearTimeout: (handle: unknown) => void;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
-export interface TrackerSettings {
-  paused: boolean;
-  minPollIntervalMs: number;
-}
-
-export interface TrackerDeps {
-  api: TaskApiPort;
-  queryClient: QueryClient;
-  connectionId: number;
-  store?: TasksStore;
-  clock?: Clock;
-  settings?: () => TrackerSettings;
-  /**
-   * Open tasks/result when a task goes input_required, so the receiver can ask its questions on it
-   * (2025-11-25: the requestor SHOULD). Off for receivers of other protocol versions.
-   */
-  openResultForInput?: boolean;
-}
+export { systemClock, type Clock, type TaskApiPort, type TrackerDeps, type TrackerSettings };
 
 /** Timers and flags per task: how the tracker works, not what the UI shows, so they stay out of the store. */
 interface Runtime {

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from './tracker';
+import { systemClock, type Clock } from './tracker-types';
 
 /**
  * A Clock whose timers run in a dedicated worker (timer.worker.ts), so tasks keep being polled at their

@@ -1,3 +1,4 @@
+import { isObject, type Obj } from '../mcp/json';
 /**
  * Forms from JSON Schema: a tool's inputSchema and an elicitation's requestedSchema (a flat object of
  * primitives, per MCP). Whatever cannot be drawn as a field is edited as raw JSON.
@@ -26,8 +27,6 @@ export type Field =
 /** What the inputs hold: text for most fields, the chosen values for a multi-select. */
 export type FormValues = Record<string, string | string[]>;
 
-type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const SCALARS = new Set(['string', 'number', 'integer', 'boolean']);
 const FORMATS = new Set<string>(['email', 'uri', 'date', 'date-time']);

@@ -1,0 +1,76 @@
+import { CallToolResultV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
+import { STATUS_SET, isObject, quote } from './json';
+import type { Normalised, TaskResultSnapshot, TaskStatus, Warning } from './types';
+
+export interface NormaliseResultContext {
+  expectedTaskId?: string;
+}
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/**
+ * Reads a tasks/result answer: the 2025-11-25 plain result (a CallToolResult with related-task _meta) or the
+ * user documents' `{taskId, status, result}` envelope, whose result may be null for a failed task.
+ */
+export function normaliseResult(
+  raw: unknown,
+  ctx: NormaliseResultContext = {},
+): Normalised<TaskResultSnapshot> {
+  const warnings: Warning[] = [];
+  try {
+    if (!isObject(raw)) {
+      return {
+        value: { result: null, isError: false, shape: 'plain' },
+        warnings: [{ code: 'not-an-object', message: `expected a result object, got ${quote(raw)}` }],
+      };
+    }
+    // A CallToolResult never has a task status of its own; an object that does is the user documents' envelope.
+    const isEnvelope = 'status' in raw && ('result' in raw || 'taskId' in raw) && !('content' in raw);
+    let payload: unknown = isEnvelope ? raw.result : raw;
+    let envelopeStatus: TaskStatus | undefined;
+    if (isEnvelope) {
+      if (typeof raw.status === 'string' && STATUS_SET.has(raw.status))
+        envelopeStatus = raw.status as TaskStatus;
+      else
+        warnings.push({
+          code: 'unknown-status',
+          message: `result envelope status ${quote(raw.status)} is not a task status`,
+        });
+      if (typeof raw.taskId === 'string' && ctx.expectedTaskId && raw.taskId !== ctx.expectedTaskId) {
+        warnings.push({
+          code: 'task-id-mismatch',
+          message: `asked for ${ctx.expectedTaskId} but the result is for ${raw.taskId}`,
+        });
+      }
+    } else {
+      const related = isObject(raw._meta) ? raw._meta[RELATED_TASK] : undefined;
+      const relatedId = isObject(related) ? related.taskId : undefined;
+      if (typeof relatedId === 'string' && ctx.expectedTaskId && relatedId !== ctx.expectedTaskId) {
+        warnings.push({
+          code: 'task-id-mismatch',
+          message: `asked for ${ctx.expectedTaskId} but the result is for ${relatedId}`,
+        });
+      }
+    }
+    if (payload === undefined) payload = null;
+    if (payload !== null && !isObject(payload)) {
+      warnings.push({ code: 'bad-result', message: `result ${quote(payload)} is not an object; shown raw` });
+      payload = { value: payload };
+    }
+    const result = payload as Record<string, unknown> | null;
+    if (result && ('content' in result || 'isError' in result)) {
+      const check = CallToolResultV1Schema.safeParse(result);
+      if (!check.success) {
+        const fields = [...new Set(check.error.issues.map((i) => i.path.join('.') || '(root)'))]
+          .slice(0, 5)
+          .join(', ');
+        warnings.push({ code: 'bad-result', message: `does not match CallToolResult at: ${fields}` });
+      }
+    }
+    const isError = result?.isError === true || envelopeStatus === 'failed';
+    return { value: { result, envelopeStatus, isError, shape: isEnvelope ? 'envelope' : 'plain' }, warnings };
+  } catch (error) {
+    warnings.push({ code: 'not-an-object', message: `unreadable result: ${String(error)}` });
+    return { value: { result: null, isError: false, shape: 'plain' }, warnings };
+  }
+}
