@@ -18,6 +18,10 @@ import { formatMs } from './ttl';
 import type { TrackedTask } from './store';
 
 /** The floors a person can put under every poll interval (0: just what each receiver asks). */
+/** The look of the small inputs in the list's toolbar. */
+const compactField =
+  'rounded bg-slate-100 ring-1 ring-slate-200 ring-inset dark:bg-slate-900 dark:ring-slate-700';
+
 const MIN_INTERVALS = [0, 500, 1000, 2000, 5000, 10_000, 30_000];
 
 type Filter = TaskStatus | 'purged' | 'all';
@@ -142,7 +146,7 @@ export function TaskList() {
               onChange={(e) => setQuery(e.target.value)}
               placeholder="Search id or tool"
               aria-label="Search tasks"
-              className="w-full rounded bg-slate-100 py-1 pr-2 pl-6 text-xs ring-1 ring-slate-200 ring-inset dark:bg-slate-900 dark:ring-slate-700"
+              className={`w-full py-1 pr-2 pl-6 text-xs ${compactField}`}
             />
           </div>
           <select
@@ -150,7 +154,7 @@ export function TaskList() {
             onChange={(e) => setMinPollIntervalMs(Number(e.target.value))}
             aria-label="Slowest poll: your minimum interval"
             title="Your minimum poll interval: polls never come faster than this, nor faster than each receiver asks"
-            className="rounded bg-slate-100 px-1 py-1 text-[11px] ring-1 ring-slate-200 ring-inset dark:bg-slate-900 dark:ring-slate-700"
+            className={`px-1 py-1 text-[11px] ${compactField}`}
           >
             {MIN_INTERVALS.map((ms) => (
               <option key={ms} value={ms}>
@@ -200,7 +204,7 @@ export function TaskList() {
             onChange={(e) => setPaste(e.target.value)}
             placeholder="Follow a task id…"
             aria-label="Task id to follow"
-            className="min-w-0 flex-1 rounded bg-slate-100 px-2 py-1 font-mono text-xs ring-1 ring-slate-200 ring-inset dark:bg-slate-900 dark:ring-slate-700"
+            className={`min-w-0 flex-1 px-2 py-1 font-mono text-xs ${compactField}`}
           />
         </form>
         {pollingPaused && (
