@@ -123,3 +123,23 @@ test('following an id the receiver does not know says so, once, and stops asking
   await expect(detail.getByTestId('poll-count')).toHaveText('1');
   await expect(page.getByTestId('task-row').first()).toContainText('unknown');
 });
+
+test('cancel a working task: it ends cancelled, with nothing left to cancel', async ({ page }) => {
+  await runTool(page, 'slow_job', { durationMs: '60000', steps: '2', pollIntervalMs: '300' });
+  const detail = page.getByTestId('task-detail');
+  await expect(detail.getByTestId('poll-count')).not.toHaveText('0');
+  await detail.getByRole('button', { name: 'Cancel task' }).click();
+  await expect(page.getByTestId('task-row').first()).toContainText('cancelled');
+  await expect(detail.getByRole('button', { name: 'Cancel task' })).toHaveCount(0);
+  // That polling then stops is checked under fake time (tracker.test.ts) and against the receiver (tracker-demo).
+});
+
+test('pausing live polling is remembered across a reload', async ({ page }) => {
+  await page.getByTestId('pause-toggle').click();
+  await expect(page.getByText('Live polling is paused.')).toBeVisible();
+  await page.reload();
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(page.getByText('Live polling is paused.')).toBeVisible();
+  await page.getByTestId('pause-toggle').click();
+  await expect(page.getByText('Live polling is paused.')).toHaveCount(0);
+});
