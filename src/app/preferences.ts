@@ -9,11 +9,9 @@ export interface Preferences {
   pollingPaused: boolean;
   /** The user's floor for every poll interval, in ms; never makes polling faster than the receiver asks. */
   minPollIntervalMs: number;
-  lastServerUrl: string | null;
   setTheme: (theme: ThemeChoice) => void;
   setPollingPaused: (paused: boolean) => void;
   setMinPollIntervalMs: (ms: number) => void;
-  setLastServerUrl: (url: string | null) => void;
 }
 
 export const usePreferences = create<Preferences>()(
@@ -22,12 +20,10 @@ export const usePreferences = create<Preferences>()(
       theme: 'system',
       pollingPaused: false,
       minPollIntervalMs: 0,
-      lastServerUrl: null,
       setTheme: (theme) => set({ theme }),
       setPollingPaused: (pollingPaused) => set({ pollingPaused }),
       setMinPollIntervalMs: (ms) =>
         set({ minPollIntervalMs: Math.max(0, Math.min(600_000, Math.round(ms) || 0)) }),
-      setLastServerUrl: (lastServerUrl) => set({ lastServerUrl }),
     }),
     {
       name: 'taskscope:preferences',

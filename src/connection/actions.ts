@@ -127,7 +127,6 @@ export async function connect(rawUrl: string, headers: Record<string, string> = 
       }
     };
     useConnection.setState({ status: 'connected', server, support: serverTaskSupport(server.capabilities) });
-    usePreferences.getState().setLastServerUrl(url.toString());
     void queryClient.prefetchQuery({ queryKey: queryKeys.tools(id), queryFn: () => api.listTools() });
     void (async () => {
       if (api.support.list) await refreshTaskList();

@@ -60,7 +60,6 @@ export function TaskDetail({ taskId }: { taskId: string }) {
     );
   }
   const canCancel = runtime?.api.support.cancel && task.lifecycle === 'live' && !isTerminal(task.status);
-  const intervalInForce = task.nextPollInMs ?? snapshot?.pollInterval;
   return (
     <div className="space-y-4 p-4" data-testid="task-detail">
       <header className="flex flex-wrap items-center gap-2">
@@ -130,13 +129,15 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           value={snapshot?.pollInterval !== undefined ? formatMs(snapshot.pollInterval) : 'none (1 s)'}
         />
         <Stat
-          label="next poll in"
+          label="interval in force"
+          title="What the tracker waits between polls now: the hint, or longer for your floor, backoff or Retry-After"
+          testId="interval-in-force"
           value={
-            task.lifecycle === 'live'
-              ? intervalInForce !== undefined && task.nextPollInMs !== null
+            task.lifecycle !== 'live'
+              ? '—'
+              : task.nextPollInMs !== null
                 ? formatMs(task.nextPollInMs)
-                : 'paused / in flight'
-              : '—'
+                : 'paused'
           }
         />
         <Stat label="polls" testId="poll-count" value={task.pollCount} />

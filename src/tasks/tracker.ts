@@ -9,7 +9,7 @@ import {
   type TaskSnapshot,
 } from '../mcp';
 import { queryKeys } from '../app/queryKeys';
-import { nextBackoff, pollDelay } from './interval';
+import { TaskPoller } from './poller';
 import { ResultFetcher } from './result-fetcher';
 import {
   appendEntry,
@@ -22,7 +22,7 @@ import {
   type TasksStore,
   type TrackedTask,
 } from './store';
-import { ClockOffsetEstimator, MAX_PURGE_PROBES, mergeSnapshot, nextProbe } from './merge';
+import { ClockOffsetEstimator, mergeSnapshot } from './merge';
 import {
   systemClock,
   type Clock,
@@ -32,16 +32,6 @@ import {
 } from './tracker-types';
 
 export { systemClock, type Clock, type TaskApiPort, type TrackerDeps, type TrackerSettings };
-
-/** Timers and flags per task: how the tracker works, not what the UI shows, so they stay out of the store. */
-interface Runtime {
-  timer?: unknown;
-  inFlight: boolean;
-  retryAfterUntil?: number;
-  probeTimer?: unknown;
-  probeGapMs: number;
-  probes: number;
-}
 
 export interface TrackOptions {
   origin: TrackedTask['origin'];
@@ -53,10 +43,10 @@ export interface TrackOptions {
 }
 
 /**
- * The one place that decides when to ask a receiver about a task. Every tracked task gets its own timer (so a
- * task is polled whether or not anything shows it), at most one poll in flight, and a delay re-read from
- * every answer (interval.ts). Polls go through react-query's fetchQuery, which keeps the latest snapshot per
- * task under the key factory. Pushes update a task at once but never bring its next poll forward.
+ * The one place that decides when to ask a receiver about a task, and what its answers mean. The poller
+ * (poller.ts) keeps one timer per task; the tracker merges every answer, from polls, pushes, tasks/list or a
+ * cancel, into one ordered history, and acts on it: a first terminal status stops polling and fetches the
+ * result in the same tick. Pushes update a task at once but never bring its next poll forward.
  */
 export class TaskTracker {
   readonly store: TasksStore;
@@ -65,7 +55,7 @@ export class TaskTracker {
   private readonly connectionId: number;
   private readonly clock: Clock;
   private readonly settings: () => TrackerSettings;
-  private readonly runtimes = new Map<string, Runtime>();
+  private readonly poller: TaskPoller;
   private readonly results: ResultFetcher;
   private readonly clockOffset = new ClockOffsetEstimator();
   private readonly unsubscribe: () => void;
@@ -86,10 +76,18 @@ export class TaskTracker {
       clock: this.clock,
       isDisposed: () => this.disposed,
     });
+    this.poller = new TaskPoller({
+      ...deps,
+      store: this.store,
+      clock: this.clock,
+      settings: this.settings,
+      snapshot: (taskId) => this.snapshot(taskId),
+      observe: (taskId, answer, meta) => this.observe(taskId, answer, meta),
+    });
     this.unsubscribe = this.api.onTaskStatus((update) => {
       if (!update.value || this.disposed) return;
       const { taskId } = update.value;
-      if (!this.runtimes.has(taskId))
+      if (!this.poller.has(taskId))
         this.track(taskId, { origin: 'notification', initial: update, source: 'notification' });
       else this.observe(taskId, update, { source: 'notification' });
     });
@@ -100,13 +98,13 @@ export class TaskTracker {
   }
 
   isTracked(taskId: string): boolean {
-    return this.runtimes.has(taskId);
+    return this.poller.has(taskId);
   }
 
   /** Starts following a task. Without an initial snapshot it is polled at once (a pasted id). */
   track(taskId: string, options: TrackOptions): void {
     if (this.disposed) return;
-    if (this.runtimes.has(taskId)) {
+    if (this.poller.has(taskId)) {
       // A push can announce a task before the tools/call that created it has answered: keep what the
       // creator knows (the tool's name) and its answer, without starting a second poller.
       if (options.tool)
@@ -115,7 +113,7 @@ export class TaskTracker {
         this.observe(taskId, options.initial, { source: options.source ?? 'create', sentAt: options.sentAt });
       return;
     }
-    this.runtimes.set(taskId, { inFlight: false, probeGapMs: 0, probes: 0 });
+    this.poller.add(taskId);
     this.store.setState((state) => {
       state.tasks.set(
         taskId,
@@ -131,9 +129,9 @@ export class TaskTracker {
     });
     if (options.initial?.value) {
       this.observe(taskId, options.initial, { source: options.source ?? 'create', sentAt: options.sentAt });
-      this.schedule(taskId);
+      this.poller.schedule(taskId);
     } else {
-      void this.poll(taskId);
+      void this.poller.poll(taskId);
     }
   }
 
@@ -143,8 +141,7 @@ export class TaskTracker {
     const { tasks } = await this.api.listTasks();
     for (const snapshot of tasks) {
       const update = { value: snapshot, warnings: [] };
-      if (this.runtimes.has(snapshot.taskId))
-        this.observe(snapshot.taskId, update, { source: 'list', sentAt });
+      if (this.poller.has(snapshot.taskId)) this.observe(snapshot.taskId, update, { source: 'list', sentAt });
       else this.track(snapshot.taskId, { origin: 'list', initial: update, source: 'list', sentAt });
     }
   }
@@ -185,128 +182,14 @@ export class TaskTracker {
 
   /** Re-reads settings (pause, user minimum): a pause stops every timer, a resume restarts them from now. */
   settingsChanged(): void {
-    for (const taskId of this.runtimes.keys()) {
-      const task = this.store.getState().tasks.get(taskId);
-      if (task?.lifecycle === 'live') this.schedule(taskId);
-    }
+    this.poller.settingsChanged();
   }
 
   dispose(): void {
     this.disposed = true;
     this.unsubscribe();
-    for (const runtime of this.runtimes.values()) {
-      this.clock.clearTimeout(runtime.timer);
-      this.clock.clearTimeout(runtime.probeTimer);
-    }
+    this.poller.dispose();
     this.results.dispose();
-  }
-
-  private schedule(taskId: string): void {
-    const runtime = this.runtimes.get(taskId);
-    const task = this.store.getState().tasks.get(taskId);
-    if (!runtime || !task || this.disposed) return;
-    this.clock.clearTimeout(runtime.timer);
-    runtime.timer = undefined;
-    const { paused, minPollIntervalMs } = this.settings();
-    if (task.lifecycle !== 'live' || paused || runtime.inFlight) {
-      if (task.nextPollInMs !== null) updateTask(this.store, taskId, () => ({ nextPollInMs: null }));
-      return;
-    }
-    const delay = pollDelay({
-      pollInterval: this.snapshot(taskId)?.pollInterval,
-      userMinimumMs: minPollIntervalMs,
-      backoffMs: task.backoffMs,
-      retryAfterUntil: runtime.retryAfterUntil,
-      now: this.clock.now(),
-    });
-    if (task.nextPollInMs !== delay) updateTask(this.store, taskId, () => ({ nextPollInMs: delay }));
-    runtime.timer = this.clock.setTimeout(() => void this.poll(taskId, delay), delay);
-  }
-
-  private async poll(taskId: string, intervalMs?: number, source: 'poll' | 'probe' = 'poll'): Promise<void> {
-    const runtime = this.runtimes.get(taskId);
-    if (!runtime || runtime.inFlight || this.disposed) return;
-    runtime.timer = undefined;
-    runtime.inFlight = true;
-    const sentAt = this.clock.now();
-    updateTask(this.store, taskId, (task) => ({
-      pollCount: task.pollCount + (source === 'poll' ? 1 : 0),
-      pollsAfterTerminal: task.pollsAfterTerminal + (source === 'poll' && task.lifecycle !== 'live' ? 1 : 0),
-    }));
-    try {
-      // One query per task: the closure's per-poll details (sentAt, source) describe this fetch, not the data.
-      // eslint-disable-next-line @tanstack/query/exhaustive-deps
-      await this.queryClient.fetchQuery({
-        queryKey: queryKeys.task(this.connectionId, taskId),
-        staleTime: 0,
-        queryFn: async () => {
-          const answer = await this.api.getTask(taskId, this.snapshot(taskId));
-          if (this.disposed) return this.snapshot(taskId) ?? null;
-          const latencyMs = this.clock.now() - sentAt;
-          runtime.retryAfterUntil = undefined;
-          return (
-            this.observe(taskId, answer, { source, sentAt, latencyMs, intervalMs, answered: true }) ?? null
-          );
-        },
-      });
-    } catch (error) {
-      if (!this.disposed) this.pollFailed(taskId, error, sentAt, source);
-    } finally {
-      runtime.inFlight = false;
-    }
-    if (source === 'poll') this.schedule(taskId);
-  }
-
-  private pollFailed(taskId: string, error: unknown, sentAt: number, source: 'poll' | 'probe'): void {
-    const runtime = this.runtimes.get(taskId);
-    const known = this.snapshot(taskId) !== undefined;
-    const classified = classifyError(error, { method: 'tasks/get', knownTask: known });
-    const now = this.clock.now();
-    if (classified.kind === 'purged' || classified.kind === 'unknown-task') {
-      this.endWithout(taskId, known ? 'purged' : 'unknown', classified);
-      return;
-    }
-    if (classified.kind === 'unsupported') {
-      // -32601: this receiver has no tasks/get; asking again would only repeat the refusal.
-      updateTask(this.store, taskId, (task) => ({
-        ...appendEntry(task, { kind: 'error', at: now, sentAt, source, error: classified }),
-        lifecycle: 'unknown',
-        lastError: classified,
-      }));
-      return;
-    }
-    updateTask(this.store, taskId, (task) => {
-      const backoffMs = nextBackoff(task.backoffMs);
-      if (runtime && classified.retryAfterMs) runtime.retryAfterUntil = now + classified.retryAfterMs;
-      return {
-        ...appendEntry(task, {
-          kind: 'error',
-          at: now,
-          sentAt,
-          source,
-          error: classified,
-          retryInMs: Math.max(backoffMs, classified.retryAfterMs ?? 0),
-        }),
-        backoffMs,
-        lastError: classified,
-        rateLimitedCount: task.rateLimitedCount + (classified.kind === 'rate-limited' ? 1 : 0),
-      };
-    });
-    if (source === 'probe') this.scheduleProbe(taskId);
-  }
-
-  private endWithout(taskId: string, lifecycle: 'purged' | 'unknown', error: ClassifiedError): void {
-    const runtime = this.runtimes.get(taskId);
-    if (runtime) {
-      this.clock.clearTimeout(runtime.timer);
-      this.clock.clearTimeout(runtime.probeTimer);
-    }
-    updateTask(this.store, taskId, (task) => ({
-      ...appendEntry(task, { kind: 'purged', at: this.clock.now(), error }),
-      lifecycle,
-      lastError: error,
-      nextPollInMs: null,
-    }));
   }
 
   /**
@@ -380,41 +263,8 @@ export class TaskTracker {
   }
 
   private onTerminal(taskId: string, snapshot: TaskSnapshot): void {
-    const runtime = this.runtimes.get(taskId);
-    if (runtime) {
-      this.clock.clearTimeout(runtime.timer);
-      runtime.timer = undefined;
-    }
-    updateTask(this.store, taskId, () => ({ nextPollInMs: null }));
+    this.poller.stop(taskId);
     if (hasResult(snapshot.status)) this.results.fetch(taskId);
-    this.scheduleProbe(taskId);
-  }
-
-  /**
-   * A terminal task is no longer polled, so nobody would learn that the receiver purged it. Once its ttl has
-   * run out, ask now and then (backing off) until the receiver says it is gone.
-   */
-  private scheduleProbe(taskId: string): void {
-    const runtime = this.runtimes.get(taskId);
-    const snapshot = this.snapshot(taskId);
-    if (!runtime || !snapshot || typeof snapshot.ttl !== 'number' || snapshot.createdAtMs === undefined)
-      return;
-    if (runtime.probes >= MAX_PURGE_PROBES || this.disposed) return;
-    const { delayMs, gapMs } = nextProbe({
-      expiresAtLocal: snapshot.createdAtMs + snapshot.ttl - this.store.getState().clockOffsetMs,
-      now: this.clock.now(),
-      probes: runtime.probes,
-      lastGapMs: runtime.probeGapMs,
-      pollInterval: snapshot.pollInterval,
-    });
-    runtime.probeGapMs = gapMs;
-    this.clock.clearTimeout(runtime.probeTimer);
-    runtime.probeTimer = this.clock.setTimeout(() => {
-      runtime.probes++;
-      void this.poll(taskId, undefined, 'probe').then(() => {
-        const task = this.store.getState().tasks.get(taskId);
-        if (task?.lifecycle === 'terminal' && !task.lastError) this.scheduleProbe(taskId);
-      });
-    }, delayMs);
+    this.poller.scheduleProbe(taskId);
   }
 }
