@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/integration/**/*.test.ts'],
+    include: ['src/**/*.test.{ts,tsx}', 'test/integration/**/*.test.ts', 'test/lint/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -3,14 +3,17 @@ import { createRoot } from 'react-dom/client';
 import { QueryClientProvider } from '@tanstack/react-query';
 import './index.css';
 import { App } from './app/App';
-import { queryClient } from './app/queryClient';
-import { applyTheme } from './app/preferences';
-import { initialSelection, useSelection } from './app/selection';
+import { wireEngine } from './app/wiring';
+import { queryClient } from './state/query-client';
+import { applyTheme } from './state/preferences';
+import { initialSelection, useSelection } from './state/selection';
+import { getEngine } from './engine/bridge';
 import { connect, disconnect, initialServerUrl } from './connection/actions';
-import { useConnection } from './connection/store';
+import { useConnection } from './state/connection';
 
 applyTheme();
 useSelection.setState({ selection: initialSelection() });
+wireEngine(getEngine(), queryClient);
 // Connecting is an action, not an effect: it runs once per page load, whatever React does with effects.
 void connect(initialServerUrl());
 // End the session on the receiver when the page goes away, so it does not keep our tasks for nothing.

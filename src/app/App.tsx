@@ -1,13 +1,13 @@
 import { ConnectionBar } from '../connection/ConnectionBar';
 import { ServerCard } from '../connection/ServerCard';
 import { ToolList } from '../tools/ToolList';
-import { TaskList } from '../tasks/TaskList';
+import { TaskList } from '../tasks/views/TaskList';
 import { TrafficDrawer } from '../traffic/TrafficDrawer';
 import { Panel } from '../ui/Panel';
 import { MainPane } from './MainPane';
 import { ThemeToggle } from './ThemeToggle';
 import { InboxButton } from '../inbox/InboxView';
-import { useSelection } from './selection';
+import { useSelection } from '../state/selection';
 
 export function App() {
   return (

@@ -1,16 +1,17 @@
 import { useQuery } from '@tanstack/react-query';
 import { MousePointerClick } from 'lucide-react';
-import { useConnection } from '../connection/store';
+import { useConnection } from '../state/connection';
 import { toolsQuery } from '../tools/queries';
 import { RunToolForm } from '../tools/RunToolForm';
-import { TaskDetail } from '../tasks/TaskDetail';
+import { TaskDetail } from '../tasks/views/TaskDetail';
+import { Waterfall } from '../tasks/views/Waterfall';
 import { InboxView } from '../inbox/InboxView';
 import { EmptyState } from '../ui/Panel';
-import { useSelection } from './selection';
+import { useSelection } from '../state/selection';
 
 function ToolPane({ name }: { name: string }) {
-  const { id, support } = useConnection();
-  const tools = useQuery(toolsQuery(id));
+  const { id, support, status } = useConnection();
+  const tools = useQuery({ ...toolsQuery(id), enabled: status === 'connected' });
   const tool = tools.data?.tools.find((t) => t.name === name);
   if (!tool || !support)
     return (
@@ -26,6 +27,7 @@ export function MainPane() {
   if (selection.kind === 'tool') return <ToolPane name={selection.name} />;
   if (selection.kind === 'task') return <TaskDetail taskId={selection.taskId} />;
   if (selection.kind === 'inbox') return <InboxView />;
+  if (selection.kind === 'overview') return <Waterfall />;
   return (
     <EmptyState
       icon={<MousePointerClick size={24} />}

@@ -1,5 +1,5 @@
 import { Monitor, Moon, Sun } from 'lucide-react';
-import { usePreferences, type ThemeChoice } from './preferences';
+import { usePreferences, type ThemeChoice } from '../state/preferences';
 
 const next: Record<ThemeChoice, ThemeChoice> = { system: 'light', light: 'dark', dark: 'system' };
 const icon = { system: Monitor, light: Sun, dark: Moon };

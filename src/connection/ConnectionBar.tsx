@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Plug, Unplug, KeyRound } from 'lucide-react';
 import { Button } from '../ui/Button';
 import { connect, disconnect } from './actions';
-import { useConnection, type ConnectionStatus } from './store';
+import { useConnection, type ConnectionStatus } from '../state/connection';
 
 const statusLook: Record<ConnectionStatus, { dot: string; label: string }> = {
   idle: { dot: 'bg-slate-400', label: 'Not connected' },

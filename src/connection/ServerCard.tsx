@@ -1,9 +1,9 @@
 import { Server } from 'lucide-react';
 import { Badge } from '../ui/Badge';
 import { ErrorNote } from '../ui/Panel';
-import { useConnection } from './store';
-import { useTasks } from '../tasks/hooks';
-import type { Dialect } from '../tasks/store';
+import { useConnection } from '../state/connection';
+import { useTasks } from '../tasks/store';
+import type { Dialect } from '../tasks/core/store';
 
 const dialectLabel: Record<Dialect, string> = {
   spec: '2025-11-25 tasks',

@@ -1,5 +1,5 @@
 import { MessageSquareMore } from 'lucide-react';
-import { useSelection } from '../app/selection';
+import { useSelection } from '../state/selection';
 import { Badge } from '../ui/Badge';
 import { ElicitationCard } from './ElicitationCard';
 import { SamplingCard } from './SamplingCard';

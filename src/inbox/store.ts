@@ -1,17 +1,10 @@
 import { create } from 'zustand';
+import type { InboxEvent, InboxRequest } from '../engine/messages';
 
 export type InboxState = 'pending' | 'answered' | 'cancelled';
 
 /** A request the receiver sent us (elicitation, sampling), waiting for a person or already answered. */
-export interface InboxItem {
-  key: string;
-  connectionId: number;
-  requestId: string | number;
-  method: string;
-  params: Record<string, unknown>;
-  /** The task it belongs to (related-task _meta); none for a request during a plain tools/call. */
-  relatedTaskId?: string;
-  receivedAt: number;
+export interface InboxItem extends InboxRequest {
   state: InboxState;
   /** What was answered, in a few words, once answered or cancelled. */
   outcome?: string;
@@ -22,25 +15,30 @@ const KEEP_DONE = 200;
 
 interface InboxStore {
   items: InboxItem[];
-  add: (item: InboxItem) => void;
-  settle: (key: string, state: Exclude<InboxState, 'pending'>, outcome: string) => void;
+  /** One store update for a batch of the engine's inbox events. */
+  apply: (events: readonly InboxEvent[]) => void;
 }
 
 export const useInbox = create<InboxStore>()((set) => ({
   items: [],
-  add: (item) => set((s) => ({ items: [...s.items, item] })),
-  settle: (key, state, outcome) =>
+  apply: (events) =>
     set((s) => {
-      const items = s.items.map((i) =>
-        i.key === key && i.state === 'pending' ? { ...i, state, outcome } : i,
-      );
+      let items = s.items.slice();
+      for (const event of events) {
+        if (event.kind === 'asked') items.push({ ...event.request, state: 'pending' });
+        else
+          items = items.map((i) =>
+            i.key === event.key && i.state === 'pending'
+              ? { ...i, state: event.state, outcome: event.outcome }
+              : i,
+          );
+      }
       const done = items.filter((i) => i.state !== 'pending');
-      return {
-        items:
-          done.length > KEEP_DONE
-            ? items.filter((i) => i.state === 'pending' || done.indexOf(i) >= done.length - KEEP_DONE)
-            : items,
-      };
+      if (done.length > KEEP_DONE) {
+        const keep = new Set(done.slice(-KEEP_DONE));
+        items = items.filter((i) => i.state === 'pending' || keep.has(i));
+      }
+      return { items };
     }),
 }));
 

@@ -1,6 +1,7 @@
 import { ToolV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
 import type { ServerTaskSupport, ToolInfo, Warning } from './types';
 import { isObject } from './json';
+import { schemaIssuePaths } from './rules';
 
 /** An empty object switches a feature on; anything else (absent, null, false) leaves it off. */
 export function serverTaskSupport(capabilities: Record<string, unknown> | undefined): ServerTaskSupport {
@@ -22,9 +23,7 @@ export function normaliseTool(raw: unknown): { tool: ToolInfo | null; warnings: 
   }
   const check = ToolV1Schema.safeParse(raw);
   if (!check.success) {
-    const fields = [...new Set(check.error.issues.map((i) => i.path.join('.') || '(root)'))]
-      .slice(0, 5)
-      .join(', ');
+    const fields = schemaIssuePaths(check.error.issues).slice(0, 5).join(', ');
     warnings.push({
       code: 'schema',
       message: `tool ${raw.name} does not match the Tool schema at: ${fields}`,

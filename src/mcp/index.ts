@@ -7,3 +7,4 @@ export * from './capabilities';
 export * from './traffic';
 export * from './session';
 export * from './tasks-api';
+export * from './rules';

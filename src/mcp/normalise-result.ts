@@ -1,12 +1,11 @@
 import { CallToolResultV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
 import { STATUS_SET, isObject, quote } from './json';
+import { RELATED_TASK_META, schemaIssuePaths } from './rules';
 import type { Normalised, TaskResultSnapshot, TaskStatus, Warning } from './types';
 
 export interface NormaliseResultContext {
   expectedTaskId?: string;
 }
-
-const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
 /**
  * Reads a tasks/result answer: the 2025-11-25 plain result (a CallToolResult with related-task _meta) or the
@@ -43,7 +42,7 @@ export function normaliseResult(
         });
       }
     } else {
-      const related = isObject(raw._meta) ? raw._meta[RELATED_TASK] : undefined;
+      const related = isObject(raw._meta) ? raw._meta[RELATED_TASK_META] : undefined;
       const relatedId = isObject(related) ? related.taskId : undefined;
       if (typeof relatedId === 'string' && ctx.expectedTaskId && relatedId !== ctx.expectedTaskId) {
         warnings.push({
@@ -61,9 +60,7 @@ export function normaliseResult(
     if (result && ('content' in result || 'isError' in result)) {
       const check = CallToolResultV1Schema.safeParse(result);
       if (!check.success) {
-        const fields = [...new Set(check.error.issues.map((i) => i.path.join('.') || '(root)'))]
-          .slice(0, 5)
-          .join(', ');
+        const fields = schemaIssuePaths(check.error.issues).slice(0, 5).join(', ');
         warnings.push({ code: 'bad-result', message: `does not match CallToolResult at: ${fields}` });
       }
     }

@@ -1,5 +1,6 @@
 import { TaskV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
 import { STATUS_SET, isObject, quote, type Obj } from './json';
+import { schemaIssuePaths } from './rules';
 import {
   isTerminal,
   type Normalised,
@@ -171,7 +172,7 @@ export function normaliseTask(raw: unknown, ctx: NormaliseTaskContext = {}): Nor
       // The published schema is the judge; fields read below get a specific message there instead.
       const check = TaskV1Schema.safeParse(obj);
       if (!check.success) {
-        const fields = [...new Set(check.error.issues.map((i) => i.path.join('.') || '(root)'))].filter(
+        const fields = schemaIssuePaths(check.error.issues).filter(
           (path) => !FIELDS_READ.has(path.split('.')[0] ?? ''),
         );
         if (fields.length > 0) {

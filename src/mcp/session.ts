@@ -9,6 +9,7 @@ import {
 import { z } from 'zod';
 import { HttpStatusError, parseRetryAfter } from './errors';
 import { TrafficTap } from './traffic';
+import { isSessionLost, relatedTaskId } from './rules';
 
 export const CLIENT_INFO = { name: 'taskscope', title: 'Taskscope', version: '0.1.0' };
 
@@ -60,7 +61,6 @@ export interface ServerDescription {
   capabilities: Record<string, unknown>;
 }
 
-const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const AnyResult = z.unknown();
 
 function idsOf(body: unknown): Array<string | number> {
@@ -80,18 +80,22 @@ function idsOf(body: unknown): Array<string | number> {
  * A fetch that tells the tap each POST's HTTP status and turns a failed POST into an HttpStatusError carrying
  * the status, the body and Retry-After: the SDK's own error keeps only a message, and the tracker needs more.
  */
-function tappedFetch(base: typeof fetch, tap: TrafficTap, hooks: { sessionLost?: () => void }): typeof fetch {
+interface FetchHooks {
+  sessionLost?: () => void;
+  notificationStream?: (open: boolean) => void;
+}
+
+function tappedFetch(base: typeof fetch, tap: TrafficTap, hooks: FetchHooks): typeof fetch {
   return async (input, init) => {
     const response = await base(input, init);
+    if (init?.method === 'GET') hooks.notificationStream?.(response.ok);
     if (init?.method === 'POST') {
       const ids = idsOf(init.body);
       tap.noteHttpStatus(ids, response.status);
       if (!response.ok) {
         const body = await response.text().catch(() => '');
         const hadSession = new Headers(init.headers).has('mcp-session-id');
-        if (hadSession && (response.status === 404 || (response.status === 400 && /session/i.test(body)))) {
-          hooks.sessionLost?.();
-        }
+        if (isSessionLost(response.status, body, hadSession)) hooks.sessionLost?.();
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
         tap.record(
           'in',
@@ -152,6 +156,8 @@ export class McpSession {
   onClose?: () => void;
   /** The receiver answered 404 (or 400 naming the session) to our session id: it no longer knows us. */
   onSessionLost?: () => void;
+  /** The GET stream was opened (true) or refused (false): it holds one of the browser's connections. */
+  onNotificationStream?: (open: boolean) => void;
 
   private constructor(
     private readonly client: Client,
@@ -166,7 +172,7 @@ export class McpSession {
   static async connect(options: ConnectOptions): Promise<McpSession> {
     const tap = options.tap ?? new TrafficTap();
     const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-    const hooks: { sessionLost?: () => void } = {};
+    const hooks: FetchHooks = {};
     const inner = new StreamableHTTPClientTransport(new URL(options.url), {
       fetch: tappedFetch(baseFetch, tap, hooks),
       requestInit: options.headers ? { headers: options.headers } : undefined,
@@ -175,6 +181,7 @@ export class McpSession {
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
     const session = new McpSession(client, transport, tap, options.url, options.requestTimeoutMs ?? 60_000);
     hooks.sessionLost = () => session.onSessionLost?.();
+    hooks.notificationStream = (open) => session.onNotificationStream?.(open);
     session.install();
     await client.connect(transport);
     return session;
@@ -199,8 +206,6 @@ export class McpSession {
       extra: { requestId: string | number; signal: AbortSignal },
     ) => {
       const params = (request.params ?? {}) as Record<string, unknown>;
-      const meta = params._meta as Record<string, { taskId?: unknown } | undefined> | undefined;
-      const related = meta?.[RELATED_TASK]?.taskId;
       const handler = this.serverRequestHandler;
       if (!handler) throw new Error(`Taskscope has nobody to answer ${request.method} yet`);
       return handler(
@@ -208,7 +213,7 @@ export class McpSession {
           id: extra.requestId,
           method: request.method,
           params,
-          relatedTaskId: typeof related === 'string' ? related : undefined,
+          relatedTaskId: relatedTaskId(params),
         },
         extra.signal,
       );

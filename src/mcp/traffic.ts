@@ -21,6 +21,16 @@ export interface TrafficEvent {
 
 export type TrafficListener = (event: TrafficEvent) => void;
 
+/** Messages larger than this are logged without their body: a thousand 3 MB results would fill the tab. */
+export const MAX_LOGGED_MESSAGE_BYTES = 64 * 1024;
+
+/** The event as a log keeps it: an oversized body is replaced by a note of its size. */
+export function forTrafficLog(event: TrafficEvent): TrafficEvent {
+  return event.bytes > MAX_LOGGED_MESSAGE_BYTES
+    ? { ...event, message: { omitted: `${event.bytes} bytes, too large to keep in the log` } }
+    : event;
+}
+
 /** How many unanswered requests the tap remembers for pairing; older ones are dropped, never kept for ever. */
 const MAX_PENDING = 5_000;
 

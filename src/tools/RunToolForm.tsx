@@ -4,7 +4,7 @@ import { Button } from '../ui/Button';
 import { ErrorNote } from '../ui/Panel';
 import { whyNotTask, type ClassifiedError, type ServerTaskSupport, type ToolInfo } from '../mcp';
 import { callToolPlain, runToolAsTask } from '../tasks/actions';
-import { ResultBody } from '../tasks/ResultBody';
+import { ResultBody } from '../results/ResultBody';
 import { useShallow } from 'zustand/react/shallow';
 import { useInbox } from '../inbox/store';
 import { InboxItemCard } from '../inbox/InboxItemCard';

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Wrench } from 'lucide-react';
-import { useConnection } from '../connection/store';
-import { useSelection } from '../app/selection';
+import { useConnection } from '../state/connection';
+import { useSelection } from '../state/selection';
 import { classifyError } from '../mcp';
 import { EmptyState, ErrorNote } from '../ui/Panel';
 import { toolsQuery } from './queries';

@@ -1,14 +1,9 @@
 import { queryOptions } from '@tanstack/react-query';
-import { queryKeys } from '../app/queryKeys';
-import { getRuntime } from '../connection/runtime';
+import { queryKeys } from '../tasks/core/query-keys';
+import { getEngine } from '../engine/bridge';
 
 export const toolsQuery = (connectionId: number) =>
   queryOptions({
     queryKey: queryKeys.tools(connectionId),
-    queryFn: () => {
-      const runtime = getRuntime();
-      if (!runtime || runtime.connectionId !== connectionId) throw new Error('Not connected');
-      return runtime.api.listTools();
-    },
-    enabled: connectionId > 0,
+    queryFn: () => getEngine().request({ type: 'listTools' }),
   });

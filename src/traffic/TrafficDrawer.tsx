@@ -56,10 +56,33 @@ function Row({ event, open, onToggle }: { event: TrafficEvent; open: boolean; on
   );
 }
 
-export function TrafficDrawer() {
-  const [open, setOpen] = useState(false);
+/** The log itself: mounted only while the drawer is open, so a closed drawer costs nothing per message. */
+function TrafficLog() {
   const [expanded, setExpanded] = useState<number | null>(null);
   const events = useTraffic((s) => s.events);
+  return (
+    <div className="h-56 overflow-y-auto font-mono text-[11px]">
+      <table className="w-full">
+        <tbody>
+          {events
+            .slice(-300)
+            .reverse()
+            .map((event) => (
+              <Row
+                key={event.seq}
+                event={event}
+                open={expanded === event.seq}
+                onToggle={() => setExpanded((e) => (e === event.seq ? null : event.seq))}
+              />
+            ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function TrafficDrawer() {
+  const [open, setOpen] = useState(false);
   const total = useTraffic((s) => s.total);
   const clear = useTraffic((s) => s.clear);
   return (
@@ -80,25 +103,7 @@ export function TrafficDrawer() {
           </Button>
         )}
       </header>
-      {open && (
-        <div className="h-56 overflow-y-auto font-mono text-[11px]">
-          <table className="w-full">
-            <tbody>
-              {events
-                .slice(-300)
-                .reverse()
-                .map((event) => (
-                  <Row
-                    key={event.seq}
-                    event={event}
-                    open={expanded === event.seq}
-                    onToggle={() => setExpanded((e) => (e === event.seq ? null : event.seq))}
-                  />
-                ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {open && <TrafficLog />}
     </section>
   );
 }

@@ -1,34 +1,27 @@
 import { create } from 'zustand';
 import type { TrafficEvent } from '../mcp';
 
-/** The drawer shows the most recent messages only; the tap itself keeps nothing. */
+/** The drawer shows the most recent messages only; the engine's tap keeps nothing. */
 export const TRAFFIC_CAPACITY = 1000;
-/** Messages larger than this are logged without their body: a thousand 3 MB results would fill the tab. */
-export const MAX_KEPT_MESSAGE_BYTES = 64 * 1024;
 
 interface TrafficState {
   events: TrafficEvent[];
-  /** Everything seen since the page loaded, including what the ring has dropped. */
+  /** Everything seen since the page loaded (or the last clear), including what the ring has dropped. */
   total: number;
-  push: (event: TrafficEvent) => void;
+  /** One store update per engine batch; `dropped` counts what the engine could not send in time. */
+  pushMany: (events: readonly TrafficEvent[], dropped?: number) => void;
   clear: () => void;
 }
 
 export const useTraffic = create<TrafficState>()((set) => ({
   events: [],
   total: 0,
-  push: (raw) =>
+  pushMany: (incoming, dropped = 0) =>
     set((state) => {
-      const event =
-        raw.bytes > MAX_KEPT_MESSAGE_BYTES
-          ? { ...raw, message: { omitted: `${raw.bytes} bytes, too large to keep in the log` } }
-          : raw;
-      const events =
-        state.events.length >= TRAFFIC_CAPACITY
-          ? state.events.slice(-TRAFFIC_CAPACITY + 1)
-          : state.events.slice();
-      events.push(event);
-      return { events, total: state.total + 1 };
+      if (incoming.length === 0 && dropped === 0) return state;
+      const events = state.events.concat(incoming);
+      if (events.length > TRAFFIC_CAPACITY) events.splice(0, events.length - TRAFFIC_CAPACITY);
+      return { events, total: state.total + incoming.length + dropped };
     }),
-  clear: () => set({ events: [] }),
+  clear: () => set({ events: [], total: 0 }),
 }));

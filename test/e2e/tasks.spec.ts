@@ -143,3 +143,25 @@ test('pausing live polling is remembered across a reload', async ({ page }) => {
   await page.getByTestId('pause-toggle').click();
   await expect(page.getByText('Live polling is paused.')).toHaveCount(0);
 });
+
+test('the overview draws each task as a bar coloured by status, and a bar opens its task', async ({
+  page,
+}) => {
+  await runTool(page, 'flaky_job', { failAfterMs: '300', reason: 'overview' });
+  const failedId = await page.getByTestId('task-detail').getByTestId('task-id').textContent();
+  await expect(page.getByTestId('task-detail').getByTestId('result')).toContainText('overview');
+  await runTool(page, 'slow_job', { durationMs: '60000', steps: '2', pollIntervalMs: '500' });
+  const workingId = await page.getByTestId('task-detail').getByTestId('task-id').textContent();
+  await page.getByTestId('overview-button').click();
+  const waterfall = page.getByTestId('waterfall');
+  await expect(waterfall).toContainText('Overview: 2 tasks');
+  const failedBar = waterfall.locator(`[data-testid="waterfall-bar"][data-task-id="${failedId}"]`);
+  const workingBar = waterfall.locator(`[data-testid="waterfall-bar"][data-task-id="${workingId}"]`);
+  await expect(failedBar).toHaveAttribute('data-status', 'failed');
+  await expect(workingBar).toHaveAttribute('data-status', 'working');
+  // The bar's segments carry the status colours the badges use.
+  await expect(failedBar.locator('.bg-st-failed')).toHaveCount(1);
+  await expect(workingBar.locator('.bg-st-working')).toHaveCount(1);
+  await failedBar.click();
+  await expect(page.getByTestId('task-detail').getByTestId('task-id')).toHaveText(failedId ?? '');
+});

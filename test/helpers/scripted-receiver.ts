@@ -1,5 +1,5 @@
 import { normaliseResult, normaliseTask } from '../../src/mcp';
-import type { TaskApiPort } from '../../src/tasks/tracker';
+import type { TaskApiPort } from '../../src/tasks/core/tracker';
 
 type Listener = Parameters<TaskApiPort['onTaskStatus']>[0];
 export interface Call {

@@ -1,0 +1,508 @@
+import {
+  McpSession,
+  TasksApi,
+  TrafficTap,
+  classifyError,
+  forTrafficLog,
+  serverTaskSupport,
+  withRelatedTask,
+  type ClassifiedError,
+  type TrafficEvent,
+} from '../mcp';
+import { createQueryClient } from '../tasks/core/query-client';
+import { RequestScheduler } from '../tasks/core/request-scheduler';
+import { TaskChangeCollector } from '../tasks/core/task-changes';
+import { TaskTracker } from '../tasks/core/tracker';
+import { DEFAULT_POLL_INTERVAL_MS } from '../tasks/core/interval';
+import { queryKeys } from '../tasks/core/query-keys';
+import type {
+  Batch,
+  Command,
+  ConnectReply,
+  ConnectionEvent,
+  FromEngine,
+  InboxEvent,
+  InboxRequest,
+  ListStatus,
+  PollingHealth,
+  Replies,
+  ToEngine,
+  TrackerSettings,
+} from './messages';
+import type { QueryClient } from '@tanstack/query-core';
+
+/** Browser connections per origin (HTTP/1.1) less one for the person's own actions. */
+const CONNECTIONS_PER_ORIGIN = 6;
+/** Traffic waiting for the page beyond this is dropped, oldest first, and counted. */
+const MAX_PENDING_TRAFFIC = 2000;
+/** Inbox events waiting for the page beyond this are dropped, oldest first. */
+const MAX_PENDING_INBOX = 1000;
+const HEALTH_EVERY_MS = 1000;
+
+export interface HostOptions {
+  /** The fetch the sessions use; Node tests pass none and get the global one. */
+  fetch?: typeof fetch;
+}
+
+interface Waiter {
+  request: InboxRequest;
+  resolve: (result: Record<string, unknown>) => void;
+  reject: (error: Error) => void;
+}
+
+interface Connection {
+  id: number;
+  session: McpSession;
+  api: TasksApi;
+  tracker: TaskTracker;
+  scheduler: RequestScheduler;
+  queryClient: QueryClient;
+  collector: TaskChangeCollector;
+  settings: TrackerSettings;
+  dirtySnapshots: Set<string>;
+  dirtyResults: Set<string>;
+  waiters: Map<string, Waiter>;
+  stop: () => void;
+}
+
+/** A refusal the SDK sends back as a JSON-RPC error with this code. */
+class CodedError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The engine: everything that talks to a receiver, off the page's main thread. It owns the session (the SDK
+ * transport, SSE, the traffic tap), the tracker and its timers, the request budget and the receiver's own
+ * requests; the page sends commands and gets batches of what changed. Runs in a Worker in the browser and
+ * as a plain object in Node tests.
+ */
+export class EngineHost {
+  private current: Connection | null = null;
+  private connectSeq = 0;
+  private inboxSeq = 0;
+  /** The page has applied our last batch: the next may go. */
+  private credit = true;
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private tasksDirty = false;
+  private traffic: TrafficEvent[] = [];
+  private trafficDropped = 0;
+  private inbox: InboxEvent[] = [];
+  private connectionEvent: ConnectionEvent | undefined;
+  private listStatus: ListStatus | undefined;
+  private polling: PollingHealth | undefined;
+
+  constructor(
+    private readonly post: (message: FromEngine) => void,
+    private readonly options: HostOptions = {},
+  ) {}
+
+  receive(message: ToEngine): void {
+    if (message.type === 'ack') {
+      this.credit = true;
+      this.schedule();
+      return;
+    }
+    const { id, command } = message;
+    this.handle(command).then(
+      (value) => {
+        // What the command changed reaches the page before its reply does.
+        this.flush(true);
+        this.post({ type: 'reply', id, value });
+      },
+      (error: unknown) => {
+        this.flush(true);
+        this.post({ type: 'reply', id, failure: error instanceof Error ? error.message : String(error) });
+      },
+    );
+  }
+
+  private async handle(command: Command): Promise<Replies[Command['type']]> {
+    const conn = this.current;
+    switch (command.type) {
+      case 'connect':
+        return this.connect(command);
+      case 'disconnect':
+        this.connectSeq++;
+        await this.closeCurrent();
+        return null;
+      case 'settings':
+        if (conn) {
+          conn.settings = command.settings;
+          conn.tracker.settingsChanged();
+        }
+        return null;
+      case 'listTools':
+        if (!conn) throw new Error('Not connected');
+        return conn.api.listTools();
+      case 'run':
+        return this.run(command.tool, command.args, command.ttl);
+      case 'callPlain':
+        if (!conn) return notConnected();
+        try {
+          return { ok: true, answer: await conn.api.callTool(command.tool, command.args) };
+        } catch (error) {
+          return { ok: false, error: classifyError(error, { method: 'tools/call' }) };
+        }
+      case 'track': {
+        const taskId = command.taskId.trim();
+        if (!conn || taskId === '' || taskId.length > 512) return false;
+        conn.tracker.track(taskId, { origin: 'manual' });
+        return true;
+      }
+      case 'cancel':
+        return conn ? conn.tracker.cancel(command.taskId) : null;
+      case 'refetchResult':
+        conn?.tracker.refetchResult(command.taskId);
+        return null;
+      case 'syncList':
+        return conn ? this.syncList(conn) : null;
+      case 'answer':
+        return this.answer(command.key, command.outcome, command.reply);
+    }
+  }
+
+  private async connect(command: Extract<Command, { type: 'connect' }>): Promise<ConnectReply> {
+    const seq = ++this.connectSeq;
+    await this.closeCurrent();
+    const tap = new TrafficTap();
+    const stopTap = tap.subscribe((event) => {
+      if (this.connectSeq === seq) this.queueTraffic(event);
+    });
+    let session: McpSession;
+    try {
+      session = await McpSession.connect({
+        url: command.url,
+        headers: command.headers,
+        tap,
+        fetch: this.options.fetch,
+      });
+    } catch (error) {
+      stopTap();
+      if (seq !== this.connectSeq) return { ok: false, stale: true };
+      return { ok: false, error: classifyError(error, { method: 'initialize' }) };
+    }
+    if (seq !== this.connectSeq) {
+      // Another connect (or a disconnect) came while this one was on its way: this session is nobody's.
+      stopTap();
+      await session.close();
+      return { ok: false, stale: true };
+    }
+    const conn = this.open(command, session, stopTap);
+    const server = session.describeServer();
+    void (async () => {
+      if (conn.api.support.list) await this.syncList(conn);
+      // A deep link (?task=) to a task tasks/list did not bring: follow it, so the page says what became of it.
+      const follow = command.followTaskId;
+      if (follow && this.current === conn && !conn.tracker.isTracked(follow))
+        conn.tracker.track(follow, { origin: 'manual' });
+    })();
+    return { ok: true, server, support: serverTaskSupport(server.capabilities) };
+  }
+
+  private open(
+    command: Extract<Command, { type: 'connect' }>,
+    session: McpSession,
+    stopTap: () => void,
+  ): Connection {
+    const api = new TasksApi(session);
+    const server = session.describeServer();
+    // The notification stream holds one connection while it is open; without one, polls may have it.
+    const scheduler = new RequestScheduler({ slots: CONNECTIONS_PER_ORIGIN - 2 });
+    session.onNotificationStream = (open) => scheduler.setSlots(CONNECTIONS_PER_ORIGIN - (open ? 2 : 1));
+    const queryClient = createQueryClient();
+    const conn: Connection = {
+      id: command.connectionId,
+      session,
+      api,
+      scheduler,
+      queryClient,
+      collector: new TaskChangeCollector(),
+      settings: command.settings,
+      dirtySnapshots: new Set(),
+      dirtyResults: new Set(),
+      waiters: new Map(),
+      stop: () => undefined,
+      tracker: undefined as unknown as TaskTracker,
+    };
+    conn.tracker = new TaskTracker({
+      api,
+      queryClient,
+      connectionId: conn.id,
+      settings: () => conn.settings,
+      scheduler,
+      // Newer receivers (2026-07-28) carry input requests in tasks/get and have no tasks/result to open.
+      openResultForInput: !server.protocolVersion?.startsWith('2026'),
+    });
+    const stopStore = conn.tracker.store.subscribe(() => {
+      this.tasksDirty = true;
+      this.schedule();
+    });
+    // Snapshots and results live in the Worker's query cache; mark the ones that changed for the next batch.
+    const stopCache = queryClient.getQueryCache().subscribe((event) => {
+      if (event.type !== 'updated' || event.action.type !== 'success') return;
+      const key = event.query.queryKey as readonly unknown[];
+      const taskId = key[4];
+      if (key[3] !== 'task' || typeof taskId !== 'string') return;
+      (key[5] === 'result' ? conn.dirtyResults : conn.dirtySnapshots).add(taskId);
+      this.schedule();
+    });
+    const health = setInterval(() => {
+      this.polling = this.pollingHealth(conn);
+      this.schedule();
+    }, HEALTH_EVERY_MS);
+    session.setServerRequestHandler(
+      (request, signal) =>
+        new Promise((resolve, reject) => {
+          const item: InboxRequest = {
+            key: `${conn.id}:${String(request.id)}:${++this.inboxSeq}`,
+            connectionId: conn.id,
+            requestId: request.id,
+            method: request.method,
+            params: request.params,
+            relatedTaskId: request.relatedTaskId,
+            receivedAt: Date.now(),
+          };
+          conn.waiters.set(item.key, { request: item, resolve, reject });
+          this.queueInbox({ kind: 'asked', request: item });
+          this.noteInput(conn, item, 'asked');
+          signal.addEventListener('abort', () => {
+            if (!conn.waiters.delete(item.key)) return;
+            this.queueInbox({
+              kind: 'settled',
+              key: item.key,
+              state: 'cancelled',
+              outcome: 'withdrawn by the receiver',
+            });
+            this.noteInput(conn, item, 'cancelled', 'withdrawn by the receiver');
+            reject(new Error('cancelled'));
+          });
+        }),
+    );
+    session.onSessionLost = () => {
+      if (this.current !== conn) return;
+      this.connectionEvent = {
+        status: 'session-lost',
+        error: {
+          kind: 'session-lost',
+          message:
+            'The receiver no longer knows this session, and its tasks went with it: reconnect to start a new one.',
+        },
+      };
+      this.schedule();
+    };
+    session.onClose = () => {
+      if (this.current !== conn) return;
+      this.connectionEvent = { status: 'closed' };
+      this.schedule();
+    };
+    conn.stop = () => {
+      stopTap();
+      stopStore();
+      stopCache();
+      clearInterval(health);
+    };
+    this.current = conn;
+    return conn;
+  }
+
+  private async closeCurrent(): Promise<void> {
+    const conn = this.current;
+    if (!conn) return;
+    this.current = null;
+    conn.stop();
+    conn.tracker.dispose();
+    conn.scheduler.close();
+    for (const [key, waiter] of conn.waiters) {
+      this.queueInbox({ kind: 'settled', key, state: 'cancelled', outcome: 'connection closed' });
+      waiter.reject(new Error('connection closed'));
+    }
+    conn.waiters.clear();
+    conn.queryClient.clear();
+    await conn.session.close();
+  }
+
+  private async run(
+    tool: Extract<Command, { type: 'run' }>['tool'],
+    args: Record<string, unknown>,
+    ttl: number | undefined,
+  ): Promise<Replies['run']> {
+    const conn = this.current;
+    if (!conn) return notConnected();
+    const sentAt = Date.now();
+    try {
+      const created = await conn.api.createTask(tool, args, { ttl });
+      if (!created.value) {
+        return {
+          ok: false,
+          error: {
+            kind: 'protocol',
+            message: `The receiver did not answer with a task: ${created.warnings.map((w) => w.message).join('; ')}`,
+          },
+        };
+      }
+      conn.tracker.track(created.value.taskId, {
+        origin: 'created',
+        tool: tool.name,
+        initial: created,
+        source: 'create',
+        sentAt,
+      });
+      return { ok: true, taskId: created.value.taskId };
+    } catch (error) {
+      return { ok: false, error: classifyError(error, { method: 'tools/call' }) };
+    }
+  }
+
+  private async syncList(conn: Connection): Promise<ClassifiedError | null> {
+    this.listStatus = { ...this.listStatus, loading: true, error: undefined };
+    this.schedule();
+    try {
+      await conn.tracker.syncList();
+      if (this.current === conn) this.listStatus = { loading: false, lastSyncedAt: Date.now() };
+      return null;
+    } catch (error) {
+      const classified = classifyError(error, { method: 'tasks/list' });
+      if (this.current === conn) this.listStatus = { loading: false, error: classified };
+      return classified;
+    } finally {
+      this.schedule();
+    }
+  }
+
+  private answer(
+    key: string,
+    outcome: string,
+    reply: Extract<Command, { type: 'answer' }>['reply'],
+  ): boolean {
+    const conn = this.current;
+    const waiter = conn?.waiters.get(key);
+    if (!conn || !waiter) return false;
+    conn.waiters.delete(key);
+    this.queueInbox({ kind: 'settled', key, state: 'answered', outcome });
+    this.noteInput(conn, waiter.request, 'answered', outcome);
+    if ('result' in reply) waiter.resolve(withRelatedTask(reply.result, waiter.request.relatedTaskId));
+    else waiter.reject(new CodedError(reply.error.message, reply.error.code));
+    return true;
+  }
+
+  private noteInput(
+    conn: Connection,
+    item: InboxRequest,
+    phase: 'asked' | 'answered' | 'cancelled',
+    detail?: string,
+  ): void {
+    if (item.relatedTaskId && conn.tracker.isTracked(item.relatedTaskId))
+      conn.tracker.noteInput(item.relatedTaskId, { method: item.method, phase, detail });
+  }
+
+  private pollingHealth(conn: Connection): PollingHealth {
+    const { tasks } = conn.tracker.store.getState();
+    let liveTasks = 0;
+    let demandPerSecond = 0;
+    const floor = conn.settings.minPollIntervalMs;
+    if (!conn.settings.paused) {
+      for (const task of tasks.values()) {
+        if (task.lifecycle !== 'live') continue;
+        liveTasks++;
+        const interval = conn.tracker.snapshot(task.taskId)?.pollInterval ?? DEFAULT_POLL_INTERVAL_MS;
+        demandPerSecond += 1000 / Math.max(1, interval, floor, task.backoffMs);
+      }
+    }
+    return { ...conn.scheduler.stats(), liveTasks, demandPerSecond };
+  }
+
+  private queueTraffic(event: TrafficEvent): void {
+    this.traffic.push(forTrafficLog(event));
+    if (this.traffic.length > MAX_PENDING_TRAFFIC * 2) {
+      const drop = this.traffic.length - MAX_PENDING_TRAFFIC;
+      this.traffic.splice(0, drop);
+      this.trafficDropped += drop;
+    }
+    this.schedule();
+  }
+
+  private queueInbox(event: InboxEvent): void {
+    this.inbox.push(event);
+    if (this.inbox.length > MAX_PENDING_INBOX) this.inbox.splice(0, this.inbox.length - MAX_PENDING_INBOX);
+    this.schedule();
+  }
+
+  /** Sends soon, if the page has taken the last batch; otherwise changes keep coalescing here. */
+  private schedule(): void {
+    if (!this.credit || this.flushTimer !== undefined) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      if (this.credit) this.flush(false);
+    }, 0);
+  }
+
+  /** `force`: send now whatever the credit (before a reply, so the page sees what the command did). */
+  private flush(force: boolean): void {
+    const batch = this.takeBatch();
+    if (!batch) return;
+    if (!force) this.credit = false;
+    this.post(batch);
+  }
+
+  private takeBatch(): Batch | null {
+    const conn = this.current;
+    const tasks = conn && this.tasksDirty ? conn.collector.collect(conn.tracker.store.getState()) : null;
+    this.tasksDirty = false;
+    const snapshots: Batch['snapshots'] = [];
+    const results: Batch['results'] = [];
+    if (conn) {
+      for (const taskId of conn.dirtySnapshots) {
+        const snapshot = conn.tracker.snapshot(taskId);
+        if (snapshot) snapshots.push([taskId, snapshot]);
+      }
+      for (const taskId of conn.dirtyResults) {
+        const result = conn.queryClient.getQueryData<Batch['results'][number][1]>(
+          queryKeys.taskResult(conn.id, taskId),
+        );
+        if (result) results.push([taskId, result]);
+      }
+      conn.dirtySnapshots.clear();
+      conn.dirtyResults.clear();
+    }
+    const empty =
+      !tasks &&
+      snapshots.length === 0 &&
+      results.length === 0 &&
+      this.traffic.length === 0 &&
+      this.inbox.length === 0 &&
+      !this.connectionEvent &&
+      !this.listStatus &&
+      !this.polling;
+    if (empty) return null;
+    const batch: Batch = {
+      type: 'batch',
+      connectionId: conn?.id ?? 0,
+      tasks: tasks ?? undefined,
+      snapshots,
+      results,
+      traffic: this.traffic,
+      trafficDropped: this.trafficDropped,
+      inbox: this.inbox,
+      connection: this.connectionEvent,
+      listStatus: this.listStatus,
+      polling: this.polling,
+    };
+    this.traffic = [];
+    this.trafficDropped = 0;
+    this.inbox = [];
+    this.connectionEvent = undefined;
+    this.listStatus = undefined;
+    this.polling = undefined;
+    return batch;
+  }
+}
+
+const notConnected = (): { ok: false; error: ClassifiedError } => ({
+  ok: false,
+  error: { kind: 'other', message: 'Not connected to a receiver.' },
+});

@@ -1,0 +1,123 @@
+/**
+ * What crosses between the page and the engine Worker: plain data only (structured clone). The page sends
+ * commands and gets one reply each; the engine sends batches of changes, at most one until the page has
+ * applied the last (its ack), so changes coalesce in the Worker while the page is busy.
+ */
+import type {
+  ClassifiedError,
+  Normalised,
+  ServerDescription,
+  ServerTaskSupport,
+  TaskResultSnapshot,
+  TaskSnapshot,
+  ToolInfo,
+  TrafficEvent,
+  Warning,
+} from '../mcp';
+import type { TaskChanges } from '../tasks/core/task-changes';
+import type { TrackerSettings } from '../tasks/core/tracker-types';
+import type { SchedulerStats } from '../tasks/core/request-scheduler';
+
+export type { TrackerSettings };
+
+export type Command =
+  | {
+      type: 'connect';
+      connectionId: number;
+      url: string;
+      headers: Record<string, string>;
+      settings: TrackerSettings;
+      /** A deep-linked task to follow if tasks/list does not bring it. */
+      followTaskId?: string;
+    }
+  | { type: 'disconnect' }
+  | { type: 'settings'; settings: TrackerSettings }
+  | { type: 'listTools' }
+  | { type: 'run'; tool: ToolInfo; args: Record<string, unknown>; ttl?: number }
+  | { type: 'callPlain'; tool: ToolInfo; args: Record<string, unknown> }
+  | { type: 'track'; taskId: string }
+  | { type: 'cancel'; taskId: string }
+  | { type: 'refetchResult'; taskId: string }
+  | { type: 'syncList' }
+  | {
+      type: 'answer';
+      key: string;
+      /** What was answered, in a few words, for the inbox and the task's timeline. */
+      outcome: string;
+      /** The JSON-RPC result, or a refusal sent back as a JSON-RPC error. */
+      reply: { result: Record<string, unknown> } | { error: { code: number; message: string } };
+    };
+
+export type ConnectReply =
+  | { ok: true; server: ServerDescription; support: ServerTaskSupport }
+  | { ok: false; stale: true }
+  | { ok: false; stale?: false; error: ClassifiedError };
+
+export type Failure = { ok: false; error: ClassifiedError };
+
+export interface Replies {
+  connect: ConnectReply;
+  disconnect: null;
+  settings: null;
+  listTools: { tools: ToolInfo[]; warnings: Warning[] };
+  run: { ok: true; taskId: string } | Failure;
+  callPlain: { ok: true; answer: Normalised<TaskResultSnapshot> } | Failure;
+  track: boolean;
+  cancel: ClassifiedError | null;
+  refetchResult: null;
+  syncList: ClassifiedError | null;
+  answer: boolean;
+}
+
+export type ReplyTo<C extends Command> = Replies[C['type']];
+
+/** A request the receiver sent us (elicitation, sampling), for a person to answer. */
+export interface InboxRequest {
+  key: string;
+  connectionId: number;
+  requestId: string | number;
+  method: string;
+  params: Record<string, unknown>;
+  /** The task it belongs to (related-task _meta); none for a request during a plain tools/call. */
+  relatedTaskId?: string;
+  receivedAt: number;
+}
+
+export type InboxEvent =
+  | { kind: 'asked'; request: InboxRequest }
+  | { kind: 'settled'; key: string; state: 'answered' | 'cancelled'; outcome: string };
+
+export type ConnectionEvent = { status: 'session-lost'; error: ClassifiedError } | { status: 'closed' };
+
+export interface ListStatus {
+  loading: boolean;
+  lastSyncedAt?: number;
+  error?: ClassifiedError;
+}
+
+/** How polling keeps up: the page says so when the browser cannot send as fast as the tasks ask. */
+export interface PollingHealth extends SchedulerStats {
+  liveTasks: number;
+  /** Polls per second the live tasks' intervals ask for. */
+  demandPerSecond: number;
+}
+
+export interface Batch {
+  type: 'batch';
+  connectionId: number;
+  tasks?: TaskChanges;
+  snapshots: Array<[taskId: string, snapshot: TaskSnapshot]>;
+  results: Array<[taskId: string, result: Normalised<TaskResultSnapshot>]>;
+  traffic: TrafficEvent[];
+  /** Traffic events dropped in the Worker because the page fell behind. */
+  trafficDropped: number;
+  inbox: InboxEvent[];
+  connection?: ConnectionEvent;
+  listStatus?: ListStatus;
+  polling?: PollingHealth;
+}
+
+export type FromEngine =
+  Batch | { type: 'reply'; id: number; value: unknown } | { type: 'reply'; id: number; failure: string };
+
+export type ToEngine = { type: 'command'; id: number; command: Command } | { type: 'ack' };

@@ -1,0 +1,62 @@
+/**
+ * Protocol rules that more than one layer needs, each written once: the related-task `_meta`, the sampling
+ * reply, when a receiver has forgotten our session, how schema issues are named, and the backoff formula.
+ */
+
+/** The `_meta` key that ties a message to a task (MCP 2025-11-25, Tasks). */
+export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
+
+/** The task a request or result names in its related-task `_meta`, when it names one. */
+export function relatedTaskId(params: unknown): string | undefined {
+  const meta = (params as { _meta?: Record<string, { taskId?: unknown } | undefined> } | null)?._meta;
+  const taskId = meta?.[RELATED_TASK_META]?.taskId;
+  return typeof taskId === 'string' ? taskId : undefined;
+}
+
+/** Our answer to a receiver's request carries the task it belongs to, as the request did. */
+export function withRelatedTask(
+  result: Record<string, unknown>,
+  taskId: string | undefined,
+): Record<string, unknown> {
+  return taskId ? { ...result, _meta: { [RELATED_TASK_META]: { taskId } } } : result;
+}
+
+/** A person's reply to sampling/createMessage, as a CreateMessageResult. */
+export function samplingReply(reply: { text: string; model: string }): Record<string, unknown> {
+  return {
+    role: 'assistant',
+    content: { type: 'text', text: reply.text },
+    model: reply.model,
+    stopReason: 'endTurn',
+  };
+}
+
+/** The JSON-RPC error code of a person's refusal of a sampling request (as in the MCP specification). */
+export const USER_REJECTED_CODE = -1;
+
+/**
+ * Streamable HTTP: a 404 to a request that carried our session id means the receiver no longer knows the
+ * session; SDK receivers sometimes answer 400 naming the session instead.
+ */
+export function isSessionLost(status: number, body: string, hadSessionId: boolean): boolean {
+  return hadSessionId && (status === 404 || (status === 400 && /session/i.test(body)));
+}
+
+/** The fields a schema check complained about, once each, `(root)` for the value itself. */
+export function schemaIssuePaths(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey> }>): string[] {
+  return [...new Set(issues.map((i) => i.path.map(String).join('.') || '(root)'))];
+}
+
+/** Backoff after rate limits and transport errors doubles from 1 s up to this. */
+export const MAX_BACKOFF_MS = 30_000;
+const FIRST_BACKOFF_MS = 1000;
+
+/** The next backoff after a failure: doubles from 1 s, capped at 30 s. */
+export function nextBackoff(currentMs: number): number {
+  return Math.min(MAX_BACKOFF_MS, currentMs > 0 ? currentMs * 2 : FIRST_BACKOFF_MS);
+}
+
+/** The wait before attempt `attempt + 1` of an idempotent request: the same doubling, by attempt number. */
+export function backoffForAttempt(attempt: number): number {
+  return Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, attempt - 1));
+}

@@ -1,0 +1,7 @@
+import { createQueryClient } from '../tasks/core/query-client';
+
+/**
+ * The page's cache: tool lists it asks for, and task snapshots and results the engine's batches put there.
+ * Nothing in it refetches on its own.
+ */
+export const queryClient = createQueryClient();

@@ -1,0 +1,274 @@
+import type { QueryClient } from '@tanstack/query-core';
+import {
+  classifyError,
+  hasResult,
+  isTerminal,
+  sequenceWarnings,
+  type ClassifiedError,
+  type Normalised,
+  type TaskSnapshot,
+} from '../../mcp';
+import { queryKeys } from './query-keys';
+import { TaskPoller } from './poller';
+import { ResultFetcher } from './result-fetcher';
+import {
+  appendEntry,
+  createTasksStore,
+  newTrackedTask,
+  noteDialect,
+  updateTask,
+  type InputEntry,
+  type ObservationSource,
+  type TasksStore,
+  type TrackedTask,
+} from './store';
+import { ClockOffsetEstimator, mergeSnapshot } from './merge';
+import { unlimitedScheduler } from './request-scheduler';
+import {
+  systemClock,
+  type Clock,
+  type TaskApiPort,
+  type TrackerDeps,
+  type TrackerSettings,
+} from './tracker-types';
+
+export { systemClock, type Clock, type TaskApiPort, type TrackerDeps, type TrackerSettings };
+
+export interface TrackOptions {
+  origin: TrackedTask['origin'];
+  tool?: string;
+  /** What the receiver already told us (the create answer, a tasks/list entry, a push). */
+  initial?: Normalised<TaskSnapshot | null>;
+  source?: ObservationSource;
+  sentAt?: number;
+}
+
+/**
+ * The one place that decides when to ask a receiver about a task, and what its answers mean. The poller
+ * (poller.ts) keeps one timer per task; the tracker merges every answer, from polls, pushes, tasks/list or a
+ * cancel, into one ordered history, and acts on it: a first terminal status stops polling and fetches the
+ * result in the same tick. Pushes update a task at once but never bring its next poll forward.
+ */
+export class TaskTracker {
+  readonly store: TasksStore;
+  private readonly api: TaskApiPort;
+  private readonly queryClient: QueryClient;
+  private readonly connectionId: number;
+  private readonly clock: Clock;
+  private readonly settings: () => TrackerSettings;
+  private readonly poller: TaskPoller;
+  private readonly results: ResultFetcher;
+  private readonly clockOffset = new ClockOffsetEstimator();
+  private readonly unsubscribe: () => void;
+  private disposed = false;
+  private readonly openResultForInput: boolean;
+
+  constructor(deps: TrackerDeps) {
+    this.api = deps.api;
+    this.queryClient = deps.queryClient;
+    this.connectionId = deps.connectionId;
+    this.store = deps.store ?? createTasksStore();
+    this.clock = deps.clock ?? systemClock;
+    this.settings = deps.settings ?? (() => ({ paused: false, minPollIntervalMs: 0 }));
+    this.openResultForInput = deps.openResultForInput ?? true;
+    const scheduler = deps.scheduler ?? unlimitedScheduler();
+    this.results = new ResultFetcher({
+      ...deps,
+      scheduler,
+      store: this.store,
+      clock: this.clock,
+      isDisposed: () => this.disposed,
+    });
+    this.poller = new TaskPoller({
+      ...deps,
+      scheduler,
+      store: this.store,
+      clock: this.clock,
+      settings: this.settings,
+      snapshot: (taskId) => this.snapshot(taskId),
+      observe: (taskId, answer, meta) => this.observe(taskId, answer, meta),
+    });
+    this.unsubscribe = this.api.onTaskStatus((update) => {
+      if (!update.value || this.disposed) return;
+      const { taskId } = update.value;
+      if (!this.poller.has(taskId))
+        this.track(taskId, { origin: 'notification', initial: update, source: 'notification' });
+      else this.observe(taskId, update, { source: 'notification' });
+    });
+  }
+
+  snapshot(taskId: string): TaskSnapshot | undefined {
+    return this.queryClient.getQueryData<TaskSnapshot>(queryKeys.task(this.connectionId, taskId));
+  }
+
+  isTracked(taskId: string): boolean {
+    return this.poller.has(taskId);
+  }
+
+  /** Starts following a task. Without an initial snapshot it is polled at once (a pasted id). */
+  track(taskId: string, options: TrackOptions): void {
+    if (this.disposed) return;
+    if (this.poller.has(taskId)) {
+      // A push can announce a task before the tools/call that created it has answered: keep what the
+      // creator knows (the tool's name) and its answer, without starting a second poller.
+      if (options.tool)
+        updateTask(this.store, taskId, (t) => (t.tool ? {} : { tool: options.tool, origin: options.origin }));
+      if (options.initial?.value)
+        this.observe(taskId, options.initial, { source: options.source ?? 'create', sentAt: options.sentAt });
+      return;
+    }
+    this.poller.add(taskId);
+    this.store.setState((state) => {
+      state.tasks.set(
+        taskId,
+        newTrackedTask({
+          taskId,
+          connectionId: this.connectionId,
+          tool: options.tool,
+          origin: options.origin,
+          firstSeenAt: this.clock.now(),
+        }),
+      );
+      return { order: [...state.order, taskId], version: state.version + 1 };
+    });
+    if (options.initial?.value) {
+      this.observe(taskId, options.initial, { source: options.source ?? 'create', sentAt: options.sentAt });
+      this.poller.schedule(taskId);
+    } else {
+      void this.poller.poll(taskId);
+    }
+  }
+
+  /** tasks/list, every page: tracks what is new, and updates what is known. */
+  async syncList(): Promise<void> {
+    const sentAt = this.clock.now();
+    const { tasks } = await this.api.listTasks();
+    for (const snapshot of tasks) {
+      const update = { value: snapshot, warnings: [] };
+      if (this.poller.has(snapshot.taskId)) this.observe(snapshot.taskId, update, { source: 'list', sentAt });
+      else this.track(snapshot.taskId, { origin: 'list', initial: update, source: 'list', sentAt });
+    }
+  }
+
+  async cancel(taskId: string): Promise<ClassifiedError | null> {
+    const sentAt = this.clock.now();
+    try {
+      const answer = await this.api.cancelTask(taskId, this.snapshot(taskId));
+      this.observe(taskId, answer, { source: 'cancel', sentAt });
+      return null;
+    } catch (error) {
+      // -32602 here usually means the task ended on its own meanwhile; the next poll will tell, so no verdict.
+      const classified = classifyError(error, { method: 'tasks/cancel' });
+      updateTask(this.store, taskId, (task) => ({
+        ...appendEntry(task, {
+          kind: 'error',
+          at: this.clock.now(),
+          sentAt,
+          source: 'cancel',
+          error: classified,
+        }),
+      }));
+      return classified;
+    }
+  }
+
+  /** Records on the task's timeline that the receiver asked a person something, and what became of it. */
+  noteInput(taskId: string, entry: Omit<InputEntry, 'kind' | 'at'>): void {
+    updateTask(this.store, taskId, (task) =>
+      appendEntry(task, { kind: 'input', at: this.clock.now(), ...entry }),
+    );
+  }
+
+  /** Fetches a result again by hand (e.g. after not-ready); the automatic fetch happens once on its own. */
+  refetchResult(taskId: string): void {
+    this.results.fetch(taskId, true);
+  }
+
+  /** Re-reads settings (pause, user minimum): a pause stops every timer, a resume restarts them from now. */
+  settingsChanged(): void {
+    this.poller.settingsChanged();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.unsubscribe();
+    this.poller.dispose();
+    this.results.dispose();
+  }
+
+  /**
+   * Merges one answer into what we know, records it on the timeline, and acts on it: a first terminal status
+   * stops polling and fetches the result in this same tick.
+   */
+  private observe(
+    taskId: string,
+    update: Normalised<TaskSnapshot | null>,
+    meta: {
+      source: ObservationSource;
+      sentAt?: number;
+      latencyMs?: number;
+      intervalMs?: number;
+      /** A poll that was answered: whatever backoff the errors before it built up is over. */
+      answered?: boolean;
+    },
+  ): TaskSnapshot | undefined {
+    const at = this.clock.now();
+    const previous = this.snapshot(taskId);
+    const value = update.value;
+    // Pushes and tasks/list entries were read without this task's history; check their sequence here.
+    const warnings = [...update.warnings];
+    if (value && (meta.source === 'notification' || meta.source === 'list')) {
+      warnings.push(...sequenceWarnings(value, previous));
+    }
+    const merged = value ? mergeSnapshot(previous, value) : previous;
+    // tasks/get is where the dialects differ (the create answer is {task} in both).
+    if (value && (meta.source === 'poll' || value.shape === 'v2')) {
+      noteDialect(this.store, value.shape === 'v2' ? 'v2' : value.shape === 'wrapped' ? 'user-docs' : 'spec');
+    }
+    if (value) {
+      const offset = this.clockOffset.note(value, previous, at);
+      if (offset !== undefined)
+        this.store.setState({ clockOffsetMs: offset, clockSamples: this.clockOffset.count });
+    }
+    const task = this.store.getState().tasks.get(taskId);
+    if (!task) return merged;
+    const becameTerminal = task.lifecycle === 'live' && isTerminal(merged?.status);
+    const askedForInput =
+      task.lifecycle === 'live' &&
+      merged?.status === 'input_required' &&
+      previous?.status !== 'input_required';
+    updateTask(this.store, taskId, (t) => ({
+      ...appendEntry(t, {
+        kind: 'observation',
+        at,
+        source: meta.source,
+        sentAt: meta.sentAt,
+        latencyMs: meta.latencyMs,
+        intervalMs: meta.intervalMs,
+        status: value?.status ?? null,
+        statusMessage: value?.statusMessage,
+        lastUpdatedAt: value?.lastUpdatedAt,
+        ttl: value?.ttl,
+        pollInterval: value?.pollInterval,
+        warnings,
+      }),
+      status: merged?.status ?? t.status,
+      lifecycle: becameTerminal ? 'terminal' : t.lifecycle,
+      notificationCount: t.notificationCount + (meta.source === 'notification' ? 1 : 0),
+      ...(meta.answered ? { backoffMs: 0, lastError: undefined } : {}),
+      warningCount: t.warningCount + warnings.length,
+    }));
+    if (merged && meta.source !== 'poll' && meta.source !== 'probe') {
+      this.queryClient.setQueryData(queryKeys.task(this.connectionId, taskId), merged);
+    }
+    if (becameTerminal && merged) this.onTerminal(taskId, merged);
+    if (askedForInput && this.openResultForInput) this.results.openForInput(taskId);
+    return merged;
+  }
+
+  private onTerminal(taskId: string, snapshot: TaskSnapshot): void {
+    this.poller.stop(taskId);
+    if (hasResult(snapshot.status)) this.results.fetch(taskId);
+    this.poller.scheduleProbe(taskId);
+  }
+}

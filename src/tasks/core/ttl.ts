@@ -1,0 +1,66 @@
+import type { TaskSnapshot } from '../../mcp';
+
+/** Offsets smaller than this are noise (latency, rounding) and not worth showing. */
+export const NOTABLE_CLOCK_OFFSET_MS = 1000;
+
+/**
+ * Estimates (server clock − local clock) from timestamps the server wrote and the local time we received them.
+ * A server timestamp is never later than the moment its answer left, so each sample is a lower bound of the
+ * offset, short by that answer's age; the largest sample is the freshest, so it is the estimate.
+ */
+export function estimateClockOffset(samples: readonly number[]): number {
+  return samples.length === 0 ? 0 : Math.max(...samples);
+}
+
+export type TtlPhase =
+  | { kind: 'unknown' }
+  | { kind: 'none' }
+  | { kind: 'counting'; remainingMs: number; expiresAtLocal: number }
+  | { kind: 'expired'; expiresAtLocal: number }
+  | { kind: 'purged' };
+
+/** Expiry on the server clock: createdAt + ttl; null when the task never expires, undefined when we cannot tell. */
+export function serverExpiry(
+  snapshot: Pick<TaskSnapshot, 'createdAtMs' | 'ttl'> | undefined,
+): number | null | undefined {
+  if (!snapshot || snapshot.ttl === undefined) return undefined;
+  if (snapshot.ttl === null) return null;
+  if (snapshot.createdAtMs === undefined) return undefined;
+  return snapshot.createdAtMs + snapshot.ttl;
+}
+
+/** Where a task's TTL stands at local time `now`, with the server clock corrected by `offsetMs`. */
+export function ttlPhase(
+  snapshot: Pick<TaskSnapshot, 'createdAtMs' | 'ttl'> | undefined,
+  now: number,
+  offsetMs: number,
+  purged = false,
+): TtlPhase {
+  if (purged) return { kind: 'purged' };
+  const expiry = serverExpiry(snapshot);
+  if (expiry === undefined) return { kind: 'unknown' };
+  if (expiry === null) return { kind: 'none' };
+  const expiresAtLocal = expiry - offsetMs;
+  const remainingMs = expiresAtLocal - now;
+  return remainingMs > 0
+    ? { kind: 'counting', remainingMs, expiresAtLocal }
+    : { kind: 'expired', expiresAtLocal };
+}
+
+/** 1:05:09, 4:09, 0:07: a countdown a person reads at a glance, never a raw millisecond number. */
+export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return h > 0 ? `${h}:${pad(m)}:${pad(s)}` : `${m}:${pad(s)}`;
+}
+
+/** Short human durations for latencies and intervals: 850 ms, 1.5 s, 2 min. */
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0).replace(/\.0$/, '')} s`;
+  if (ms < 3_600_000) return `${(ms / 60_000).toFixed(1).replace(/\.0$/, '')} min`;
+  return `${(ms / 3_600_000).toFixed(1).replace(/\.0$/, '')} h`;
+}

@@ -1,0 +1,201 @@
+import { useRef, useState, type FormEvent } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { ChartNoAxesGantt, ListTodo, Pause, Play, RefreshCw, Search } from 'lucide-react';
+import { useShallow } from 'zustand/react/shallow';
+import { useSelection } from '../../state/selection';
+import { usePreferences } from '../../state/preferences';
+import { useConnection } from '../../state/connection';
+import { EmptyState } from '../../ui/Panel';
+import { TASK_STATUSES } from '../../mcp';
+import { usePollingHealth, useTaskListStatus, useTasks } from '../store';
+import { refreshTaskList, trackTaskId } from '../actions';
+import { countByFilter, visibleTaskIds, type ListFilter } from '../core/list-filter';
+import { formatMs } from '../core/ttl';
+import { TaskRow } from './TaskRow';
+
+/** The look of the small inputs in the list's toolbar. */
+const compactField =
+  'rounded bg-slate-100 ring-1 ring-slate-200 ring-inset dark:bg-slate-900 dark:ring-slate-700';
+
+/** The floors a person can put under every poll interval (0: just what each receiver asks). */
+const MIN_INTERVALS = [0, 500, 1000, 2000, 5000, 10_000, 30_000];
+
+/**
+ * Said when the browser cannot send polls as fast as the live tasks ask: a page gets a few connections per
+ * origin, so with hundreds of tasks every poll comes a little late, fairly shared, and never early.
+ */
+function PollingSaturation() {
+  const health = usePollingHealth((s) => s.health);
+  if (!health || health.liveTasks === 0) return null;
+  const behind = health.queuedPolls > 0 && health.pollsPerSecond < 0.9 * health.demandPerSecond;
+  if (!behind) return null;
+  const every = health.pollsPerSecond > 0 ? (health.liveTasks / health.pollsPerSecond) * 1000 : undefined;
+  return (
+    <p className="text-xs text-amber-700 dark:text-amber-400" data-testid="polling-saturated">
+      Polling runs slower than asked: {health.liveTasks} live tasks ask for{' '}
+      {Math.round(health.demandPerSecond)} polls/s, and this browser sends about{' '}
+      {Math.round(health.pollsPerSecond)}/s to the receiver ({health.slots} at a time)
+      {every !== undefined ? `, so each task is polled about every ${formatMs(every)}` : ''}.
+    </p>
+  );
+}
+
+export function TaskList() {
+  const canList = useConnection((s) => !!s.support?.list);
+  const selectOverview = useSelection((s) => s.select);
+  const overviewOpen = useSelection((s) => s.selection.kind === 'overview');
+  const { pollingPaused, setPollingPaused, minPollIntervalMs, setMinPollIntervalMs } = usePreferences(
+    useShallow((s) => ({
+      pollingPaused: s.pollingPaused,
+      setPollingPaused: s.setPollingPaused,
+      minPollIntervalMs: s.minPollIntervalMs,
+      setMinPollIntervalMs: s.setMinPollIntervalMs,
+    })),
+  );
+  const listStatus = useTaskListStatus();
+  const [filter, setFilter] = useState<ListFilter>('all');
+  const [query, setQuery] = useState('');
+  const [paste, setPaste] = useState('');
+  const parentRef = useRef<HTMLDivElement>(null);
+  // Ids and counts only: a poll that changes a task's record re-renders its row, not the list.
+  const ids = useTasks(useShallow((s) => visibleTaskIds(s, filter, query)));
+  const counts = useTasks(useShallow(countByFilter));
+  const total = counts.all ?? 0;
+
+  // Rows are a fixed height, so a thousand tasks cost as much to draw as the dozen on screen.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: ids.length,
+    getScrollElement: () => parentRef.current,
+    estimateSize: () => 48,
+    overscan: 8,
+  });
+
+  const submitPaste = (event: FormEvent) => {
+    event.preventDefault();
+    void trackTaskId(paste).then((tracked) => {
+      if (tracked) setPaste('');
+    });
+  };
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col">
+      <div className="space-y-2 border-b border-slate-200 p-2 dark:border-slate-800">
+        <div className="flex items-center gap-1">
+          <div className="relative flex-1">
+            <Search size={12} className="absolute top-1/2 left-2 -translate-y-1/2 text-slate-400" />
+            <input
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+              placeholder="Search id or tool"
+              aria-label="Search tasks"
+              className={`w-full py-1 pr-2 pl-6 text-xs ${compactField}`}
+            />
+          </div>
+          <select
+            value={minPollIntervalMs}
+            onChange={(e) => setMinPollIntervalMs(Number(e.target.value))}
+            aria-label="Slowest poll: your minimum interval"
+            title="Your minimum poll interval: polls never come faster than this, nor faster than each receiver asks"
+            className={`px-1 py-1 text-[11px] ${compactField}`}
+          >
+            {MIN_INTERVALS.map((ms) => (
+              <option key={ms} value={ms}>
+                {ms === 0 ? 'as asked' : `≥ ${formatMs(ms)}`}
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            onClick={() => setPollingPaused(!pollingPaused)}
+            className="rounded p-1 text-slate-500 hover:bg-slate-100 dark:hover:bg-slate-800"
+            title={pollingPaused ? 'Resume live polling' : 'Pause live polling for every task'}
+            aria-label={pollingPaused ? 'Resume polling' : 'Pause polling'}
+            data-testid="pause-toggle"
+          >
+            {pollingPaused ? <Play size={14} /> : <Pause size={14} />}
+          </button>
+          <button
+            type="button"
+            disabled={!canList || listStatus.loading}
+            onClick={() => void refreshTaskList()}
+            className="rounded p-1 text-slate-500 hover:bg-slate-100 disabled:opacity-40 dark:hover:bg-slate-800"
+            title={canList ? 'Refresh from tasks/list' : 'The receiver does not offer tasks/list'}
+            aria-label="Refresh task list"
+          >
+            <RefreshCw size={14} className={listStatus.loading ? 'animate-spin' : ''} />
+          </button>
+          <button
+            type="button"
+            onClick={() => selectOverview({ kind: 'overview' })}
+            aria-pressed={overviewOpen}
+            className={`rounded p-1 hover:bg-slate-100 dark:hover:bg-slate-800 ${overviewOpen ? 'text-sky-600' : 'text-slate-500'}`}
+            title="Overview: every task's life on one time axis"
+            aria-label="Overview of all tasks"
+            data-testid="overview-button"
+          >
+            <ChartNoAxesGantt size={14} />
+          </button>
+        </div>
+        <div className="flex flex-wrap gap-1" role="group" aria-label="Filter by status">
+          {(['all', ...TASK_STATUSES, 'purged'] as ListFilter[]).map((f) => (
+            <button
+              key={f}
+              type="button"
+              onClick={() => setFilter(f)}
+              aria-pressed={filter === f}
+              className={`rounded px-1.5 py-0.5 text-[11px] ring-1 ring-inset ${filter === f ? 'bg-slate-800 text-white ring-slate-800 dark:bg-slate-200 dark:text-slate-900' : 'text-slate-600 ring-slate-200 dark:text-slate-300 dark:ring-slate-700'}`}
+            >
+              {f.replace('_', ' ')} {counts[f] ?? 0}
+            </button>
+          ))}
+        </div>
+        <form onSubmit={submitPaste} className="flex gap-1">
+          <input
+            value={paste}
+            onChange={(e) => setPaste(e.target.value)}
+            placeholder="Follow a task id…"
+            aria-label="Task id to follow"
+            className={`min-w-0 flex-1 px-2 py-1 font-mono text-xs ${compactField}`}
+          />
+        </form>
+        {pollingPaused && (
+          <p className="text-xs text-amber-700 dark:text-amber-400">Live polling is paused.</p>
+        )}
+        <PollingSaturation />
+        {listStatus.error && (
+          <p className="text-xs text-red-600 dark:text-red-400">tasks/list: {listStatus.error.message}</p>
+        )}
+      </div>
+      {ids.length === 0 ? (
+        <EmptyState icon={<ListTodo size={20} />} title={total === 0 ? 'No tasks yet' : 'No task matches'}>
+          {total === 0 ? 'Run a tool as a task, or follow a task id.' : 'Change the filter or the search.'}
+        </EmptyState>
+      ) : (
+        <div ref={parentRef} className="min-h-0 flex-1 overflow-y-auto" data-testid="task-list">
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {virtualizer.getVirtualItems().map((item) => {
+              const taskId = ids[item.index];
+              if (taskId === undefined) return null;
+              return (
+                <div
+                  key={taskId}
+                  style={{
+                    position: 'absolute',
+                    top: 0,
+                    left: 0,
+                    right: 0,
+                    height: item.size,
+                    transform: `translateY(${item.start}px)`,
+                  }}
+                >
+                  <TaskRow taskId={taskId} />
+                </div>
+              );
+            })}
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

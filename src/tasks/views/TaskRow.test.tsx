@@ -1,0 +1,91 @@
+// @vitest-environment jsdom
+import { Profiler, act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createQueryClient } from '../core/query-client';
+import { queryKeys } from '../core/query-keys';
+import { newTrackedTask, type TrackedTask } from '../core/store';
+import { applyTaskChanges } from '../core/task-changes';
+import { useConnection } from '../../state/connection';
+import { tasksStore } from '../store';
+import { TaskRow } from './TaskRow';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const record = (taskId: string, over: Partial<TrackedTask> = {}) => {
+  const { entries: _entries, ...task } = newTrackedTask({
+    taskId,
+    connectionId: 1,
+    origin: 'list',
+    firstSeenAt: Date.now(),
+    status: 'working',
+    ...over,
+  });
+  return task;
+};
+
+let root: Root;
+let container: HTMLElement;
+beforeEach(() => {
+  useConnection.setState({ id: 1 });
+  tasksStore.setState({ tasks: new Map(), order: [], version: 0 });
+  container = document.createElement('div');
+  document.body.append(container);
+  root = createRoot(container);
+});
+afterEach(() => {
+  act(() => root.unmount());
+  container.remove();
+});
+
+describe('TaskRow', () => {
+  it('re-renders for its own task only: a poll of task B leaves row A alone', () => {
+    const queryClient = createQueryClient();
+    applyTaskChanges(tasksStore, {
+      added: ['A', 'B'],
+      changes: [
+        { task: record('A', { tool: 'alpha' }), newEntries: [] },
+        { task: record('B', { tool: 'beta' }), newEntries: [] },
+      ],
+    });
+    const renders = { A: 0, B: 0 };
+    act(() =>
+      root.render(
+        <QueryClientProvider client={queryClient}>
+          {(['A', 'B'] as const).map((id) => (
+            <Profiler key={id} id={id} onRender={() => renders[id]++}>
+              <TaskRow taskId={id} />
+            </Profiler>
+          ))}
+        </QueryClientProvider>,
+      ),
+    );
+    const afterMount = { ...renders };
+    expect(container.querySelector('[data-task-id="A"]')?.textContent).toContain('alpha');
+
+    // One batch: task B was polled (a new record, a new timeline entry) and its snapshot changed.
+    act(() => {
+      applyTaskChanges(tasksStore, {
+        added: [],
+        changes: [
+          {
+            task: record('B', { tool: 'beta', status: 'completed', lifecycle: 'terminal', pollCount: 1 }),
+            newEntries: [
+              { kind: 'observation', at: Date.now(), source: 'poll', status: 'completed', warnings: [] },
+            ],
+          },
+        ],
+      });
+      queryClient.setQueryData(queryKeys.task(1, 'B'), {
+        taskId: 'B',
+        status: 'completed',
+        shape: 'flat',
+        ttl: 60_000,
+      });
+    });
+    expect(renders.A).toBe(afterMount.A);
+    expect(renders.B).toBeGreaterThan(afterMount.B);
+    expect(container.querySelector('[data-task-id="B"]')?.textContent).toContain('completed');
+  });
+});

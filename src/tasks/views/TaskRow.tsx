@@ -1,0 +1,53 @@
+import { memo } from 'react';
+import { useSelection } from '../../state/selection';
+import { useInbox } from '../../inbox/store';
+import { Badge } from '../../ui/Badge';
+import { useTasks } from '../store';
+import { StatusBadge } from './StatusBadge';
+import { TaskRowTtl } from './TaskRowTtl';
+import { Elapsed } from './Elapsed';
+
+/**
+ * One row of the task list. It subscribes to its own task only, so a poll of another task re-renders
+ * nothing here; time is drawn by leaf components on the shared clock.
+ */
+export const TaskRow = memo(function TaskRow({ taskId }: { taskId: string }) {
+  const task = useTasks((s) => s.tasks.get(taskId));
+  const active = useSelection((s) => s.selection.kind === 'task' && s.selection.taskId === taskId);
+  const needsInput = useInbox((s) =>
+    s.items.some((i) => i.state === 'pending' && i.relatedTaskId === taskId),
+  );
+  const select = useSelection((s) => s.select);
+  if (!task) return null;
+  return (
+    <button
+      type="button"
+      onClick={() => select({ kind: 'task', taskId })}
+      className={`flex h-full w-full flex-col justify-center gap-0.5 border-b border-slate-100 px-3 text-left hover:bg-slate-50 dark:border-slate-900 dark:hover:bg-slate-900 ${active ? 'bg-sky-50 dark:bg-sky-950/40' : ''}`}
+      data-testid="task-row"
+      data-task-id={taskId}
+    >
+      <span className="flex items-center gap-2">
+        <StatusBadge status={task.status} lifecycle={task.lifecycle} />
+        {needsInput && (
+          <Badge tone="amber" title="The receiver is waiting for your answer">
+            needs you
+          </Badge>
+        )}
+        <span className="truncate font-mono text-xs">{task.tool ?? taskId.slice(0, 12)}</span>
+        <span
+          className="ml-auto text-[11px] text-slate-500 tabular-nums"
+          title="Since Taskscope first saw it"
+        >
+          <Elapsed since={task.firstSeenAt} />
+        </span>
+      </span>
+      <span className="flex items-center gap-2 text-[11px] text-slate-500">
+        <span className="truncate font-mono">{taskId}</span>
+        <span className="ml-auto whitespace-nowrap">
+          <TaskRowTtl taskId={taskId} purged={task.lifecycle === 'purged'} />
+        </span>
+      </span>
+    </button>
+  );
+});

@@ -1,0 +1,55 @@
+import { useNow } from '../../state/clock';
+import { formatDuration, formatMs, NOTABLE_CLOCK_OFFSET_MS, ttlPhase } from '../core/ttl';
+import type { TaskSnapshot } from '../../mcp';
+import { useTasks } from '../store';
+
+interface Props {
+  snapshot: TaskSnapshot | undefined;
+  purged: boolean;
+  /** Compact for list rows; full shows the explanation and the clock offset. */
+  compact?: boolean;
+}
+
+export function TtlCountdown({ snapshot, purged, compact = false }: Props) {
+  const now = useNow();
+  const offset = useTasks((s) => s.clockOffsetMs);
+  const phase = ttlPhase(snapshot, now, offset, purged);
+  let text: string;
+  let tone = 'text-slate-600 dark:text-slate-300';
+  switch (phase.kind) {
+    case 'purged':
+      text = compact ? 'purged' : 'purged — the receiver no longer has this task';
+      tone = 'text-violet-600 dark:text-violet-400';
+      break;
+    case 'none':
+      text = 'no expiry';
+      break;
+    case 'unknown':
+      text = compact ? '—' : 'unknown (no usable ttl or createdAt)';
+      break;
+    case 'expired':
+      text = compact ? 'expired' : 'expired — the receiver may purge it now';
+      tone = 'text-amber-600 dark:text-amber-400';
+      break;
+    case 'counting':
+      text = formatDuration(phase.remainingMs);
+      if (phase.remainingMs < 10_000) tone = 'text-amber-600 dark:text-amber-400';
+  }
+  return (
+    <span
+      className={`tabular-nums ${tone}`}
+      data-testid={compact ? undefined : 'ttl-countdown'}
+      title={snapshot?.ttl ? `ttl ${formatMs(snapshot.ttl)} from createdAt` : undefined}
+    >
+      {text}
+      {!compact && Math.abs(offset) >= NOTABLE_CLOCK_OFFSET_MS && (
+        <span
+          className="ml-2 text-xs text-slate-500"
+          title="Estimated from the receiver's timestamps against local receipt times"
+        >
+          (receiver clock {offset > 0 ? 'ahead' : 'behind'} by {formatMs(Math.abs(offset))}, corrected)
+        </span>
+      )}
+    </span>
+  );
+}

@@ -1,0 +1,134 @@
+import { memo, useRef } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { ChartNoAxesGantt } from 'lucide-react';
+import { useNow } from '../../state/clock';
+import { useSelection } from '../../state/selection';
+import { EmptyState } from '../../ui/Panel';
+import { TASK_STATUSES } from '../../mcp';
+import { useTasks } from '../store';
+import { taskSegments, timelineStart } from '../core/timeline-model';
+import { formatMs } from '../core/ttl';
+import { statusFill } from './StatusBadge';
+
+/** Thin rows, so a screen holds a hundred tasks and a thousand scroll by in a few pages. */
+const ROW_PX = 7;
+
+const WaterfallRow = memo(function WaterfallRow({
+  taskId,
+  origin,
+  span,
+  now,
+}: {
+  taskId: string;
+  origin: number;
+  span: number;
+  now: number;
+}) {
+  const task = useTasks((s) => s.tasks.get(taskId));
+  const select = useSelection((s) => s.select);
+  if (!task) return null;
+  const { segments, start, end } = taskSegments(task, now);
+  const pct = (at: number) => Math.min(100, Math.max(0, ((at - origin) / span) * 100));
+  const shown =
+    task.lifecycle === 'purged' || task.lifecycle === 'unknown' ? 'purged' : (task.status ?? 'working');
+  return (
+    <button
+      type="button"
+      onClick={() => select({ kind: 'task', taskId })}
+      className="group relative block h-full w-full hover:bg-slate-100 dark:hover:bg-slate-800"
+      title={`${task.tool ?? 'task'} ${taskId} — ${shown}, ${formatMs(end - start)}`}
+      aria-label={`Task ${taskId}, ${shown}`}
+      data-testid="waterfall-bar"
+      data-task-id={taskId}
+      data-status={shown}
+    >
+      {segments.length === 0 ? (
+        <span
+          className="absolute inset-y-px bg-slate-300 dark:bg-slate-700"
+          style={{ left: `${pct(start)}%`, width: `${Math.max(0.2, pct(end) - pct(start))}%` }}
+        />
+      ) : (
+        segments.map((s, i) => (
+          <span
+            key={i}
+            className={`absolute inset-y-px ${statusFill[s.status]}`}
+            style={{ left: `${pct(s.start)}%`, width: `${Math.max(0.2, pct(s.end) - pct(s.start))}%` }}
+          />
+        ))
+      )}
+    </button>
+  );
+});
+
+/**
+ * Every tracked task's life on one shared time axis: one thin status bar per task, oldest at the top,
+ * virtualised, click a bar to open the task.
+ */
+export function Waterfall() {
+  const order = useTasks((s) => s.order);
+  const origin = useTasks((s) => {
+    let first = Infinity;
+    for (const task of s.tasks.values()) first = Math.min(first, timelineStart(task));
+    return first;
+  });
+  const now = useNow();
+  const parentRef = useRef<HTMLDivElement>(null);
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: order.length,
+    getScrollElement: () => parentRef.current,
+    estimateSize: () => ROW_PX,
+    overscan: 20,
+  });
+  if (order.length === 0 || !Number.isFinite(origin)) {
+    return (
+      <EmptyState icon={<ChartNoAxesGantt size={24} />} title="No tasks yet">
+        Run a tool as a task; every task&apos;s life shows here on one time axis.
+      </EmptyState>
+    );
+  }
+  const span = Math.max(1000, now - origin);
+  return (
+    <div className="flex h-full flex-col p-4" data-testid="waterfall">
+      <header className="mb-2 flex flex-wrap items-center gap-3 text-xs text-slate-500">
+        <h1 className="text-sm font-semibold text-slate-800 dark:text-slate-100">
+          Overview: {order.length} tasks
+        </h1>
+        {[...TASK_STATUSES, 'purged' as const].map((status) => (
+          <span key={status} className="flex items-center gap-1">
+            <span className={`inline-block h-2 w-3 rounded-sm ${statusFill[status]}`} />
+            {status.replace('_', ' ')}
+          </span>
+        ))}
+      </header>
+      <div className="flex justify-between border-b border-slate-200 pb-1 text-[11px] text-slate-500 tabular-nums dark:border-slate-800">
+        <span>{formatMs(span)} ago</span>
+        <span>{formatMs(span / 2)} ago</span>
+        <span>now</span>
+      </div>
+      <div ref={parentRef} className="min-h-0 flex-1 overflow-y-auto" data-testid="waterfall-scroll">
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const taskId = order[item.index];
+            if (taskId === undefined) return null;
+            return (
+              <div
+                key={taskId}
+                style={{
+                  position: 'absolute',
+                  top: 0,
+                  left: 0,
+                  right: 0,
+                  height: item.size,
+                  transform: `translateY(${item.start}px)`,
+                }}
+              >
+                <WaterfallRow taskId={taskId} origin={origin} span={span} now={now} />
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </div>
+  );
+}

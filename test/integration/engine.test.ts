@@ -1,0 +1,158 @@
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EngineHost } from '../../src/engine/host';
+import { EngineBridge, type EnginePort } from '../../src/engine/bridge';
+import type { Batch, FromEngine, ToEngine } from '../../src/engine/messages';
+import { applyTaskChanges } from '../../src/tasks/core/task-changes';
+import { createTasksStore } from '../../src/tasks/core/store';
+import type { ToolInfo } from '../../src/mcp';
+import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';
+import { waitFor } from '../helpers/wait';
+
+/**
+ * The page's bridge and the engine on either side of a real MessageChannel, so every command, reply and
+ * batch goes through structured clone as it does between a page and its Worker.
+ */
+function engineOverChannel() {
+  const { port1, port2 } = new MessageChannel();
+  const host = new EngineHost((message: FromEngine) => port2.postMessage(message));
+  port2.on('message', (message: ToEngine) => host.receive(message));
+  const pagePort: EnginePort & { port: MessagePort } = {
+    port: port1,
+    postMessage: (message) => port1.postMessage(message),
+    onmessage: null,
+  };
+  port1.on('message', (data: FromEngine) => pagePort.onmessage?.({ data } as MessageEvent<FromEngine>));
+  const bridge = new EngineBridge(pagePort);
+  const batches: Batch[] = [];
+  const tasks = createTasksStore();
+  bridge.onBatch((received) => {
+    for (const batch of received) {
+      batches.push(batch);
+      if (batch.tasks) applyTaskChanges(tasks, batch.tasks);
+    }
+  });
+  return {
+    bridge,
+    batches,
+    tasks,
+    close: async () => {
+      await bridge.request({ type: 'disconnect' });
+      port1.close();
+      port2.close();
+    },
+  };
+}
+
+const settings = { paused: false, minPollIntervalMs: 0 };
+let receiver: (RunningReceiver & { receiver: { sessionCount: () => number } }) | undefined;
+let engine: ReturnType<typeof engineOverChannel> | undefined;
+afterEach(async () => {
+  await engine?.close();
+  await receiver?.close();
+  engine = receiver = undefined;
+});
+
+describe('the engine behind a message boundary', () => {
+  it('a run command comes back as the task in a batch, polled to completion with its result', async () => {
+    receiver = await startDemoReceiver();
+    engine = engineOverChannel();
+    const { bridge, batches, tasks } = engine;
+    const connected = await bridge.request({
+      type: 'connect',
+      connectionId: 1,
+      url: receiver.url,
+      headers: {},
+      settings,
+    });
+    expect(connected.ok).toBe(true);
+    const { tools } = await bridge.request({ type: 'listTools' });
+    const slow = tools.find((t) => t.name === 'slow_job') as ToolInfo;
+    const run = await bridge.request({
+      type: 'run',
+      tool: slow,
+      args: { durationMs: 600, steps: 2, pollIntervalMs: 100 },
+    });
+    if (!run.ok) throw new Error(run.error.message);
+    // Batches are applied before the reply resolves: the page already has the task when it selects it.
+    expect(tasks.getState().tasks.get(run.taskId)?.origin).toBe('created');
+    await waitFor(() => tasks.getState().tasks.get(run.taskId)?.result.state === 'fetched', 10_000);
+    const record = tasks.getState().tasks.get(run.taskId)!;
+    expect(record.status).toBe('completed');
+    expect(record.pollCount).toBeGreaterThan(0);
+    expect(record.pollsAfterTerminal).toBe(0);
+    // The page's timeline holds every entry the tracker made, delivered as deltas.
+    expect(record.entries.filter((e) => e.kind === 'observation').length).toBeGreaterThan(
+      record.pollCount - 1,
+    );
+    const all = batches.filter((b) => b.connectionId === 1);
+    expect(
+      all.some((b) => b.snapshots.some(([id, s]) => id === run.taskId && s.status === 'completed')),
+    ).toBe(true);
+    expect(all.some((b) => b.results.some(([id]) => id === run.taskId))).toBe(true);
+    expect(all.some((b) => b.traffic.some((e) => e.method === 'tasks/get'))).toBe(true);
+  });
+
+  it('connect racing itself: the later connect wins and the earlier session is closed', async () => {
+    receiver = await startDemoReceiver();
+    engine = engineOverChannel();
+    const { bridge } = engine;
+    const first = bridge.request({
+      type: 'connect',
+      connectionId: 1,
+      url: receiver.url,
+      headers: {},
+      settings,
+    });
+    const second = bridge.request({
+      type: 'connect',
+      connectionId: 2,
+      url: receiver.url,
+      headers: {},
+      settings,
+    });
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toEqual({ ok: false, stale: true });
+    expect(b.ok).toBe(true);
+    await waitFor(() => receiver!.receiver.sessionCount() === 1, 5_000);
+    // Commands now reach the second session.
+    const { tools } = await bridge.request({ type: 'listTools' });
+    expect(tools.length).toBeGreaterThan(0);
+  });
+
+  it('a receiver question reaches the page as an inbox event, and the answer goes back to the task', async () => {
+    receiver = await startDemoReceiver();
+    engine = engineOverChannel();
+    const { bridge, batches, tasks } = engine;
+    await bridge.request({ type: 'connect', connectionId: 1, url: receiver.url, headers: {}, settings });
+    const { tools } = await bridge.request({ type: 'listTools' });
+    const ask = tools.find((t) => t.name === 'ask_user') as ToolInfo;
+    const run = await bridge.request({ type: 'run', tool: ask, args: { question: 'Colour?' } });
+    if (!run.ok) throw new Error(run.error.message);
+    const asked = () =>
+      batches
+        .flatMap((b) => b.inbox)
+        .find((e) => e.kind === 'asked' && e.request.relatedTaskId === run.taskId);
+    await waitFor(() => asked() !== undefined, 10_000);
+    const event = asked()!;
+    if (event.kind !== 'asked') throw new Error('unreachable');
+    const schema = event.request.params.requestedSchema as { properties: Record<string, unknown> };
+    const field = Object.keys(schema.properties)[0]!;
+    expect(
+      await bridge.request({
+        type: 'answer',
+        key: event.request.key,
+        outcome: 'accept',
+        reply: { result: { action: 'accept', content: { [field]: 'teal' } } },
+      }),
+    ).toBe(true);
+    await waitFor(() => tasks.getState().tasks.get(run.taskId)?.status === 'completed', 10_000);
+    const record = tasks.getState().tasks.get(run.taskId)!;
+    expect(
+      record.entries.filter((e) => e.kind === 'input').map((e) => e.kind === 'input' && e.phase),
+    ).toEqual(['asked', 'answered']);
+    expect(batches.flatMap((b) => b.inbox).some((e) => e.kind === 'settled' && e.state === 'answered')).toBe(
+      true,
+    );
+  });
+});
