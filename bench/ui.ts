@@ -1,75 +1,211 @@
 /**
- * npm run bench:ui: how the dashboard renders with many live tasks, in Debian Chromium against the npm start
- * server (built first). Creates N slow_job tasks through the UI, then measures frames and long tasks for 5 s
- * while all of them poll once a second. Prints figures; asserts nothing.
+ * npm run bench:ui: polling discipline and page health of the dashboard with N live tasks, in Debian Chromium,
+ * counted from the receiver's side. Prints figures; asserts nothing.
+ *
+ * A receiver in a child process (live-receiver.ts) holds N tasks created on it (not through the UI), each
+ * completing 30–90 s after the size's run starts, pollInterval 1,000 ms, and logs every tasks/get and
+ * tasks/result. First, in the same run, a plain fetch loop in a Chromium page (five in flight, ~5 s, against
+ * the receiver's trivial /bare endpoint) gives the page's bare fetch capacity. Then for each N a fresh browser
+ * context opens the dashboard (`npm start`'s server, built first) at `?server=<receiver>`; once the list shows
+ * all N, the window starts (BENCH_UI_WINDOW_MS, 100 s by default, so every task completes). Inside it, while
+ * every task is still live: frames and long tasks idle, scrolling the list, and with a task detail open;
+ * click-to-detail times; the JS heap of the page and its workers. Then the receiver's log gives poll gaps, poll
+ * rates, result latency and polls after terminal.
+ *
+ * Env: BENCH_UI_SIZES (300,1000), BENCH_UI_WINDOW_MS (100000), BENCH_UI_PHASE_MS (5000 per page-health phase).
  */
-import { chromium } from '@playwright/test';
+import { chromium, type Browser, type Page } from '@playwright/test';
 import { startApp } from '../src/devserver/start';
 import { CHROMIUM_ARGS, chromiumPath } from '../test/helpers/chromium';
+import { POLL_INTERVAL_MS, spawnLiveReceiver, type LiveReceiverProcess } from './live-receiver';
+import { analyse, quantile } from './ui-stats';
+import { bareFetchLoop, clickToDetail, listShowsAll, measurePhase, type PhaseResult } from './ui-page';
+import { watchWorkers, type HeapReading } from './ui-heap';
 
-const N = Number(process.env.BENCH_UI_TASKS ?? 300);
-const app = await startApp({ port: 0 });
-const browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS });
-try {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+const positive = (raw: string | undefined, fallback: number) => {
+  const value = Number(raw);
+  return raw !== undefined && raw !== '' && Number.isFinite(value) && value > 0 ? value : fallback;
+};
+const SIZES = (process.env.BENCH_UI_SIZES ?? process.env.BENCH_UI_TASKS ?? '300,1000')
+  .split(',')
+  .map((s) => Math.floor(Number(s)))
+  .filter((n) => Number.isFinite(n) && n > 0);
+const WINDOW_MS = positive(process.env.BENCH_UI_WINDOW_MS, 100_000);
+const PHASE_MS = positive(process.env.BENCH_UI_PHASE_MS, 5000);
+const CAPACITY_MS = 5000;
+const IN_FLIGHT = 5;
+const CLICKS = 5;
+const LOAD_TIMEOUT_MS = 120_000;
+const VIEWPORT = { width: 1400, height: 860 };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+const fixed = (value: number | null | undefined, digits = 0) =>
+  value === null || value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
+const mb = (bytes: number) => fixed(bytes / 1024 / 1024, 1);
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+
+async function newBenchPage(browser: Browser) {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  const page = await context.newPage();
   // tsx names functions with an __name helper, which functions sent to the page bring along.
   await page.addInitScript('window.__name = (f) => f');
-  await page.goto(`${app.url}/`);
-  const started = Date.now();
-  for (let i = 0; i < N; i++) {
-    await page.getByTestId('tool-slow_job').click();
-    await page.locator('#arg-durationMs').fill('300000');
-    await page.locator('#arg-steps').fill('100');
-    await page.getByRole('button', { name: 'Run as task' }).click();
+  return { context, page };
+}
+
+/** Requests a second the page gets through to a trivial loopback server, counted on the receiver. */
+async function bareCapacity(browser: Browser, receiver: LiveReceiverProcess) {
+  const { context, page } = await newBenchPage(browser);
+  try {
+    await page.goto(receiver.hostUrl);
+    // Warm up: the CORS preflight and the connections, so the window sees only the loop.
+    await page.evaluate(bareFetchLoop, { url: receiver.bareUrl, ms: 500, inFlight: IN_FLIGHT });
+    const from = await receiver.now();
+    const inPage = await page.evaluate(bareFetchLoop, {
+      url: receiver.bareUrl,
+      ms: CAPACITY_MS,
+      inFlight: IN_FLIGHT,
+    });
+    const to = await receiver.now();
+    const arrived = await receiver.bareCount(from, to);
+    return {
+      perSec: arrived / ((to - from) / 1000),
+      pagePerSec: inPage.done / (inPage.ms / 1000),
+      failed: inPage.failed,
+    };
+  } finally {
+    await context.close();
   }
-  await page.waitForFunction((n) => document.body.textContent?.includes(`all ${n}`), N, { timeout: 120_000 });
-  console.log(`created ${N} tasks through the UI in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  // The run form in the main pane: what renders is the list, the header and the drawer.
-  await page.getByTestId('tool-echo').click();
-  const measure = () =>
-    page.evaluate(
-      () =>
-        new Promise<{ frames: number[]; longTasks: number; longTaskMs: number }>((resolve) => {
-          const frames: number[] = [];
-          let longTasks = 0;
-          let longTaskMs = 0;
-          const observer = new PerformanceObserver((list) => {
-            for (const entry of list.getEntries()) {
-              longTasks++;
-              longTaskMs += entry.duration;
-            }
-          });
-          observer.observe({ type: 'longtask' });
-          let last = performance.now();
-          const end = last + 5000;
-          const step = (t: number) => {
-            frames.push(t - last);
-            last = t;
-            if (t < end) requestAnimationFrame(step);
-            else {
-              observer.disconnect();
-              resolve({ frames, longTasks, longTaskMs });
-            }
-          };
-          requestAnimationFrame(step);
-        }),
-    );
-  const report = (label: string, r: { frames: number[]; longTasks: number; longTaskMs: number }) => {
-    const sorted = [...r.frames].sort((a, b) => a - b);
-    const q = (p: number) => sorted[Math.floor(p * (sorted.length - 1))]!.toFixed(1);
-    console.log(
-      `${label}: ${sorted.length} frames in 5 s; frame ms median ${q(0.5)}, p95 ${q(0.95)}, max ${q(1)}; long tasks ${r.longTasks} (${r.longTaskMs.toFixed(0)} ms)`,
-    );
-  };
-  report(`${N} live tasks, list idle`, await measure());
-  const scrolling = measure();
-  const list = page.getByTestId('task-list');
-  for (let i = 0; i < 20; i++) {
-    await list.evaluate((el) => el.scrollBy(0, 600));
-    await page.waitForTimeout(200);
+}
+
+interface PhaseFigures {
+  label: string;
+  result: PhaseResult;
+}
+
+const phase = (page: Page, label: string, scrollSelector?: string): Promise<PhaseFigures> =>
+  page
+    .evaluate(measurePhase, { ms: PHASE_MS, scrollSelector, scrollStep: 40 })
+    .then((result) => ({ label, result }));
+
+async function runSize(browser: Browser, receiver: LiveReceiverProcess, appUrl: string, n: number) {
+  const { context, page } = await newBenchPage(browser);
+  try {
+    const cdp = await context.newCDPSession(page);
+    const heap = await watchWorkers(cdp);
+    const createdAt = await receiver.reset(n);
+    await page.goto(`${appUrl}/?server=${encodeURIComponent(receiver.mcpUrl)}`);
+    await page.waitForFunction(listShowsAll, n, { timeout: LOAD_TIMEOUT_MS, polling: 100 });
+    const from = await receiver.now();
+    const windowEndsAt = performance.now() + WINDOW_MS;
+
+    const phases: PhaseFigures[] = [];
+    phases.push(await phase(page, 'idle'));
+    phases.push(await phase(page, 'scrolling', '[data-testid=task-list]'));
+    await page.evaluate(() => document.querySelector('[data-testid=task-list]')?.scrollTo({ top: 0 }));
+    const clicks = await page.evaluate(clickToDetail, { count: CLICKS, timeoutMs: 5000 });
+    phases.push(await phase(page, 'detail open'));
+    const heapLive = await heap.read({ gc: true });
+    const heapLiveAt = await receiver.now();
+
+    await sleep(windowEndsAt - performance.now());
+    const to = await receiver.now();
+    const heapEnd = await heap.read({ gc: true });
+    const log = await receiver.log();
+    return {
+      n,
+      loadMs: from - createdAt,
+      windowMs: to - from,
+      healthDoneAfterMs: heapLiveAt - from,
+      firstCompletionAfterMs: Math.min(...log.completesAt) - from,
+      phases,
+      clicks,
+      heapLive,
+      heapEnd,
+      workerUrls: heap.workerUrls(),
+      polls: analyse(log, from, to),
+      preflights: log.preflights,
+      otherRequests: log.otherRequests,
+    };
+  } finally {
+    await context.close();
   }
-  report(`${N} live tasks, list scrolling`, await scrolling);
+}
+
+type SizeFigures = Awaited<ReturnType<typeof runSize>>;
+
+function heapText(h: HeapReading) {
+  const workers = h.workers.length === 0 ? 0 : sum(h.workers);
+  return `page ${mb(h.page)} + worker ${mb(workers)} (${h.workers.length}) = ${mb(h.page + workers)} MB`;
+}
+
+function print(f: SizeFigures, capacity: number) {
+  const p = f.polls;
+  const g = p.gapRatios;
+  const lat = p.resultLatencies;
+  const share = p.pollsPerSecAllLive === null ? null : (100 * p.pollsPerSecAllLive) / capacity;
+  const rows: [string, string][] = [
+    [
+      'poll gap ÷ pollInterval',
+      `min ${fixed(quantile(g, 0), 2)} · median ${fixed(quantile(g, 0.5), 2)} · p95 ${fixed(quantile(g, 0.95), 2)} · max ${fixed(quantile(g, 1), 2)}  (${g.length} gaps; ${p.neverPolled} live tasks never polled)`,
+    ],
+    [
+      'polls/s',
+      `${fixed(p.pollsPerSecAllLive)} while all ${f.n} live (${fixed(p.allLiveSeconds, 1)} s; want ${fixed((f.n * 1000) / POLL_INTERVAL_MS)}) = ${fixed(share)} % of bare capacity · ${fixed(p.pollsPerSecWindow)} over the window`,
+    ],
+    [
+      'result latency after completed',
+      `p50 ${fixed(quantile(lat, 0.5))} ms · p95 ${fixed(quantile(lat, 0.95))} ms · max ${fixed(quantile(lat, 1))} ms  (${lat.length} results; ${p.resultsMissing} missing; ${p.completionsUnseen} completions unseen)`,
+    ],
+    [
+      'polls after terminal',
+      `${p.pollsAfterTerminal}  (${p.tasksPolledAfterTerminal} tasks = ${fixed((100 * p.tasksPolledAfterTerminal) / f.n, 1)} % of tasks)`,
+    ],
+    ...f.phases.map(({ label, result }): [string, string] => {
+      const frames = sorted(result.frames);
+      const long = sorted(result.longTasks);
+      return [
+        `${label}: long tasks · frame p95`,
+        `${long.length} long tasks (p95 ${fixed(quantile(long, 0.95))} ms, ${fixed(sum(long))} ms in all) · frame p95 ${fixed(quantile(frames, 0.95), 1)} ms, median ${fixed(quantile(frames, 0.5), 1)} ms (${frames.length} frames${label === 'scrolling' ? `, ${fixed(result.scrolled)} px` : ''})`,
+      ];
+    }),
+    [
+      'click → detail',
+      `median ${fixed(quantile(sorted(f.clicks.frame), 0.5), 1)} ms to the next frame, ${fixed(quantile(sorted(f.clicks.dom), 0.5), 1)} ms to the DOM  (${f.clicks.frame.length} clicks${f.clicks.failed ? `, ${f.clicks.failed} failed` : ''})`,
+    ],
+    ['JS heap, live (after GC)', heapText(f.heapLive)],
+    ['JS heap, end (after GC)', heapText(f.heapEnd)],
+  ];
+  console.log(
+    `\nN = ${f.n}: list showed all ${f.n} ${fixed(f.loadMs / 1000, 1)} s after they were created; window ${fixed(f.windowMs / 1000, 1)} s from then; page-health figures taken in its first ${fixed(f.healthDoneAfterMs / 1000, 1)} s (first completion at ${fixed(f.firstCompletionAfterMs / 1000, 1)} s)`,
+  );
+  const width = Math.max(...rows.map(([label]) => label.length));
+  for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`);
+  const notes = [
+    `${f.polls.unknownTaskRequests} requests for unknown tasks`,
+    `${f.preflights} CORS preflights`,
+    `workers: ${f.workerUrls.map((u) => u.replace(/^.*\//, '')).join(', ') || 'none'}`,
+    ...Object.entries(f.otherRequests).map(([method, count]) => `${count} × ${method}`),
+  ];
+  console.log(`  (${notes.join('; ')})`);
+}
+
+const receiver = await spawnLiveReceiver();
+let app: Awaited<ReturnType<typeof startApp>> | undefined;
+let browser: Browser | undefined;
+try {
+  app = await startApp({ port: 0 });
+  browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS });
+  console.log(
+    `bench:ui: Chromium ${browser.version()}; sizes ${SIZES.join(', ')}; window ${WINDOW_MS / 1000} s; pollInterval ${POLL_INTERVAL_MS} ms; page-health phases ${PHASE_MS / 1000} s`,
+  );
+  const capacity = await bareCapacity(browser, receiver);
+  console.log(
+    `bare fetch capacity (plain fetch loop in a page, ${IN_FLIGHT} in flight, ${CAPACITY_MS / 1000} s): ${fixed(capacity.perSec)} requests/s at the receiver (${fixed(capacity.pagePerSec)}/s answered in the page${capacity.failed ? `, ${capacity.failed} failed` : ''})`,
+  );
+  for (const n of SIZES) print(await runSize(browser, receiver, app.url, n), capacity.perSec);
 } finally {
-  await browser.close();
-  await app.close();
+  await browser?.close().catch(() => undefined);
+  await app?.close().catch(() => undefined);
+  await receiver.stop();
 }
