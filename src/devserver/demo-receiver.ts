@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import express, { type Request, type Response, type NextFunction, type Router } from 'express';
+import { STATUS_CODES } from 'node:http';
+import express, {
+  type ErrorRequestHandler,
+  type Request,
+  type Response,
+  type NextFunction,
+  type Router,
+} from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { InMemoryTaskMessageQueue } from '@modelcontextprotocol/sdk/experimental/tasks';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DemoTaskStore } from './demo-task-store.js';
 import { registerDemoTools } from './demo-tools.js';
+import { hostRefusal, isAllowedHost } from './http-server.js';
 
 export const DEMO_SERVER_INFO = {
   name: 'taskscope-demo',
@@ -24,6 +32,8 @@ interface Session {
 export interface DemoReceiverOptions {
   /** Origins allowed besides loopback ones (e.g. the dashboard's own, when it is served elsewhere). */
   allowedOrigins?: string[];
+  /** Host names allowed besides loopback ones (DNS rebinding guard), e.g. from ALLOWED_HOSTS. */
+  allowedHosts?: string[];
   /** Oldest idle sessions are closed beyond this many, so a long-running demo does not grow without end. */
   maxSessions?: number;
 }
@@ -48,9 +58,47 @@ export function isAllowedOrigin(origin: string | undefined, extra: readonly stri
   }
 }
 
+/** Requests are small (tool arguments are capped at 10,000 characters); only results grow past 1 MB. */
+export const REQUEST_BODY_LIMIT = 1024 * 1024;
+
 function jsonRpcError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
+
+/** A page served by this very server under an allow-listed Host posts with its own origin: let it in. */
+function isSameOrigin(origin: string | undefined, host: string | undefined): boolean {
+  if (origin === undefined || host === undefined) return false;
+  try {
+    return new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+function isJsonRpcMessage(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.length > 0 && messages.every((m) => JSONRPCMessageSchema.safeParse(m).success);
+}
+
+/** Body-parser and handler errors as JSON-RPC: never Express's HTML page, a stack or a path. */
+const jsonRpcErrors: ErrorRequestHandler = (err: unknown, _req, res, _next) => {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const { type, status } = (err ?? {}) as { type?: unknown; status?: unknown };
+  if (type === 'entity.parse.failed') {
+    jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+  } else if (type === 'entity.too.large') {
+    jsonRpcError(res, 413, -32600, `Request body too large (limit ${REQUEST_BODY_LIMIT} bytes)`);
+  } else if (typeof status === 'number' && status >= 400 && status < 500) {
+    // Other body-parser refusals: unsupported charset, bad gzip, aborted upload; the reason is not echoed.
+    jsonRpcError(res, status, -32600, `Invalid Request: ${STATUS_CODES[status] ?? 'bad body'}`);
+  } else {
+    console.error(err);
+    jsonRpcError(res, 500, -32603, 'Internal error');
+  }
+};
 
 function createSessionServer(): { server: McpServer; store: DemoTaskStore } {
   const store = new DemoTaskStore();
@@ -73,6 +121,7 @@ function createSessionServer(): { server: McpServer; store: DemoTaskStore } {
  */
 export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoReceiver {
   const allowed = options.allowedOrigins ?? [];
+  const allowedHosts = options.allowedHosts ?? [];
   const maxSessions = options.maxSessions ?? 200;
   const sessions = new Map<string, Session>();
 
@@ -94,8 +143,12 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
 
   const router = express.Router();
   router.use((req: Request, res: Response, next: NextFunction) => {
+    if (!isAllowedHost(req.headers.host, allowedHosts)) {
+      jsonRpcError(res, 403, -32600, `Forbidden: ${hostRefusal(req.headers.host)}`);
+      return;
+    }
     const origin = req.headers.origin;
-    if (!isAllowedOrigin(origin, allowed)) {
+    if (!isAllowedOrigin(origin, allowed) && !isSameOrigin(origin, req.headers.host)) {
       jsonRpcError(res, 403, -32000, `Origin ${String(origin)} is not allowed by this receiver`);
       return;
     }
@@ -115,8 +168,18 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
     }
     next();
   });
-  router.use(express.json({ limit: '4mb' }));
 
+  const requireJson = (req: Request, res: Response, next: NextFunction) => {
+    // Without this, a text/plain body would reach the handler unparsed and fail with a misleading message.
+    if (req.is('application/json') === false) {
+      jsonRpcError(res, 415, -32600, 'Invalid Request: Content-Type must be application/json');
+      return;
+    }
+    next();
+  };
+
+  // Only POST carries a body worth reading; next() from here goes on to the handler below.
+  router.post('/', requireJson, express.json({ limit: REQUEST_BODY_LIMIT }));
   router.post('/', async (req: Request, res: Response) => {
     const sessionId = req.header('mcp-session-id');
     if (sessionId) {
@@ -127,6 +190,10 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
       }
       session.lastSeen = Date.now();
       await session.transport.handleRequest(req, res, req.body);
+      return;
+    }
+    if (!isJsonRpcMessage(req.body)) {
+      jsonRpcError(res, 400, -32600, 'Invalid Request: the body is not a JSON-RPC message');
       return;
     }
     if (!isInitializeRequest(req.body)) {
@@ -159,6 +226,15 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
   };
   router.get('/', withSession);
   router.delete('/', withSession);
+  router.use((req: Request, res: Response) => {
+    if (req.path !== '/') {
+      jsonRpcError(res, 404, -32600, 'Not found: the MCP endpoint has no sub-paths');
+      return;
+    }
+    res.setHeader('Allow', 'GET, POST, DELETE, OPTIONS');
+    jsonRpcError(res, 405, -32600, `Method ${req.method} not allowed`);
+  });
+  router.use(jsonRpcErrors);
 
   return {
     router,

@@ -1,14 +1,24 @@
 import express from 'express';
 import { createDemoReceiver } from './demo-receiver.js';
-import { listenOnLoopback, portFromEnv } from './http-server.js';
+import {
+  allowedHostsFromEnv,
+  hostAllowList,
+  listenOnLoopback,
+  plainErrors,
+  plainNotFound,
+  portFromEnv,
+} from './http-server.js';
 
 // The demo receiver alone, for other MCP clients (or a Taskscope served elsewhere): POST/GET/DELETE /mcp.
 const app = express();
 app.disable('x-powered-by');
+const allowedHosts = allowedHostsFromEnv();
 const receiver = createDemoReceiver({
   allowedOrigins: process.env.ALLOWED_ORIGINS?.split(',').filter(Boolean),
+  allowedHosts,
 });
 app.use('/mcp', receiver.router);
+app.use(hostAllowList(allowedHosts), plainNotFound, plainErrors);
 const listening = await listenOnLoopback(app, portFromEnv('PORT', 3001));
 console.log(`Taskscope demo receiver on ${listening.url}/mcp`);
 const stop = () =>

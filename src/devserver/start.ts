@@ -4,7 +4,15 @@ import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import express from 'express';
 import { createDemoReceiver, type DemoReceiver } from './demo-receiver.js';
-import { listenOnLoopback, portFromEnv, type Listening } from './http-server.js';
+import {
+  allowedHostsFromEnv,
+  hostAllowList,
+  listenOnLoopback,
+  plainErrors,
+  plainNotFound,
+  portFromEnv,
+  type Listening,
+} from './http-server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -12,15 +20,31 @@ export interface StartedApp extends Listening {
   receiver: DemoReceiver;
 }
 
+export interface StartOptions {
+  port: number;
+  dev?: boolean;
+  /** The built dashboard; defaults to dist/. */
+  staticDir?: string;
+  /** Host names served besides loopback ones (see ALLOWED_HOSTS); anything else gets 403. */
+  allowedHosts?: string[];
+}
+
 /**
  * The server behind `npm start`: the built dashboard and the demo receiver at /demo/mcp on one origin, so the
  * page connects at once with no CORS or setup. `dev` swaps the built files for Vite's middleware (HMR).
  */
-export async function startApp({ port, dev = false }: { port: number; dev?: boolean }): Promise<StartedApp> {
+export async function startApp({
+  port,
+  dev = false,
+  staticDir = path.join(root, 'dist'),
+  allowedHosts = [],
+}: StartOptions): Promise<StartedApp> {
   const app = express();
   app.disable('x-powered-by');
-  const receiver = createDemoReceiver();
+  // The receiver checks Host (and Origin) itself so that its refusals are JSON-RPC; the guard below covers the rest.
+  const receiver = createDemoReceiver({ allowedHosts });
   app.use('/demo/mcp', receiver.router);
+  app.use(hostAllowList(allowedHosts));
 
   const httpServer = createServer(app);
   let closeVite = async () => {};
@@ -29,20 +53,22 @@ export async function startApp({ port, dev = false }: { port: number; dev?: bool
     // Hot reload rides on our own server, so dev mode opens no second port.
     const vite = await createVite({
       root,
-      server: { middlewareMode: true, hmr: { server: httpServer } },
+      // The HMR WebSocket skips Express, so Vite must know the same extra hosts.
+      server: { middlewareMode: true, hmr: { server: httpServer }, allowedHosts },
       appType: 'spa',
     });
     app.use(vite.middlewares);
     closeVite = () => vite.close();
   } else {
-    const dist = path.join(root, 'dist');
-    if (!existsSync(path.join(dist, 'index.html'))) {
-      throw new Error('No build found in dist/. Run `npm run build` first (npm start does it for you).');
+    if (!existsSync(path.join(staticDir, 'index.html'))) {
+      throw new Error(`No build in ${staticDir}. Run \`npm run build\` first (npm start does it for you).`);
     }
-    app.use(express.static(dist, { index: false, maxAge: '1h' }));
+    app.use(express.static(staticDir, { index: false, maxAge: '1h' }));
     // Deep links (?task=…) land on index.html; the app routes from the query string.
-    app.get(/^\/(?!demo\/).*/, (_req, res) => res.sendFile(path.join(dist, 'index.html')));
+    app.get(/^\/(?!demo\/).*/, (_req, res) => res.sendFile(path.join(staticDir, 'index.html')));
   }
+  app.use(plainNotFound);
+  app.use(plainErrors);
 
   const listening = await listenOnLoopback(httpServer, port);
   return {
@@ -58,7 +84,11 @@ export async function startApp({ port, dev = false }: { port: number; dev?: bool
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const dev = process.argv.includes('--dev');
-  const started = await startApp({ port: portFromEnv('PORT', 5173), dev });
+  const started = await startApp({
+    port: portFromEnv('PORT', 5173),
+    dev,
+    allowedHosts: allowedHostsFromEnv(),
+  });
   console.log(`Taskscope ${dev ? '(dev) ' : ''}on ${started.url}/  (demo receiver: ${started.url}/demo/mcp)`);
   const stop = () => void started.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
