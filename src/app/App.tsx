@@ -4,6 +4,7 @@ import { ToolList } from '../tools/ToolList';
 import { TaskList } from '../tasks/views/TaskList';
 import { TrafficDrawer } from '../traffic/TrafficDrawer';
 import { Panel } from '../ui/Panel';
+import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { MainPane } from './MainPane';
 import { ThemeToggle } from './ThemeToggle';
 import { InboxButton } from '../inbox/InboxView';
@@ -24,20 +25,28 @@ export function App() {
       <div className="flex min-h-0 flex-1">
         <aside className="flex w-80 shrink-0 flex-col border-r border-slate-200 dark:border-slate-800">
           <Panel title="Receiver">
-            <ServerCard />
+            <ErrorBoundary label="The receiver card">
+              <ServerCard />
+            </ErrorBoundary>
           </Panel>
           <Panel title="Tools" className="max-h-[35%] shrink-0">
-            <ToolList />
+            <ErrorBoundary label="The tool list">
+              <ToolList />
+            </ErrorBoundary>
           </Panel>
           <Panel title="Tasks" className="min-h-0 flex-1">
-            <TaskList />
+            <ErrorBoundary label="The task list">
+              <TaskList />
+            </ErrorBoundary>
           </Panel>
         </aside>
         <main className="min-w-0 flex-1 overflow-y-auto">
           <MainPane />
         </main>
       </div>
-      <TrafficDrawer />
+      <ErrorBoundary label="The traffic drawer">
+        <TrafficDrawer />
+      </ErrorBoundary>
     </div>
   );
 }

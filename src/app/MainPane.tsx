@@ -7,6 +7,7 @@ import { TaskDetail } from '../tasks/views/TaskDetail';
 import { Waterfall } from '../tasks/views/Waterfall';
 import { InboxView } from '../inbox/InboxView';
 import { EmptyState } from '../ui/Panel';
+import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { useSelection } from '../state/selection';
 
 function ToolPane({ name }: { name: string }) {
@@ -22,6 +23,16 @@ function ToolPane({ name }: { name: string }) {
 }
 
 export function MainPane() {
+  const selection = useSelection((s) => s.selection);
+  // A new selection starts with a fresh boundary: one broken task must not keep the pane broken.
+  return (
+    <ErrorBoundary key={JSON.stringify(selection)} label="This view">
+      <SelectedPane />
+    </ErrorBoundary>
+  );
+}
+
+function SelectedPane() {
   const selection = useSelection((s) => s.selection);
   const server = useConnection((s) => s.server);
   if (selection.kind === 'tool') return <ToolPane name={selection.name} />;

@@ -34,6 +34,7 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
         clockOffsetMs: 0,
         clockSamples: 0,
         dialects: [],
+        untrackedSeen: 0,
       });
       useTaskListStatus.setState({ loading: false, lastSyncedAt: undefined, error: undefined });
       usePollingHealth.setState({ health: undefined });
@@ -46,9 +47,14 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
       queryClient.setQueryData(queryKeys.taskResult(batch.connectionId, taskId), result);
     if (batch.listStatus) useTaskListStatus.setState(batch.listStatus, true);
     if (batch.polling) usePollingHealth.setState({ health: batch.polling });
-    if (batch.connection && connection.status === 'connected') {
-      if (batch.connection.status === 'closed') useConnection.setState({ status: 'closed' });
-      else useConnection.setState({ status: 'error', error: batch.connection.error });
+    if (batch.refused) useInbox.setState({ refused: batch.refused });
+    const event = batch.connection;
+    if (event && connection.status === 'connected') {
+      if (event.status === 'closed') useConnection.setState({ status: 'closed', degraded: undefined });
+      else if (event.status === 'session-lost')
+        useConnection.setState({ status: 'error', error: event.error, degraded: undefined });
+      else if (event.status === 'degraded') useConnection.setState({ degraded: event });
+      else useConnection.setState({ degraded: undefined });
     }
   };
 

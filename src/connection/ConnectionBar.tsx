@@ -23,11 +23,12 @@ export function parseHeaderLines(text: string): Record<string, string> {
 }
 
 export function ConnectionBar() {
-  const { url, status, headers } = useConnection();
+  const { url, status, headers, degraded } = useConnection();
   const [draft, setDraft] = useState<string | null>(null);
   const [headerText, setHeaderText] = useState<string | null>(null);
   const [showHeaders, setShowHeaders] = useState(false);
-  const look = statusLook[status];
+  const look =
+    status === 'connected' && degraded ? { dot: 'bg-amber-500', label: 'Degraded' } : statusLook[status];
   const value = draft ?? url;
   const headerValue =
     headerText ??
@@ -46,9 +47,22 @@ export function ConnectionBar() {
       <span
         className="flex items-center gap-1.5 text-xs whitespace-nowrap text-slate-500 dark:text-slate-400"
         data-testid="connection-status"
+        title={
+          degraded
+            ? `${degraded.failures} requests failed in a row since ${new Date(degraded.since).toLocaleTimeString()}: ${degraded.error.message}`
+            : undefined
+        }
       >
         <span className={`h-2 w-2 rounded-full ${look.dot}`} aria-hidden />
         {look.label}
+        {status === 'connected' && degraded && (
+          <span
+            className="max-w-64 truncate text-amber-700 dark:text-amber-400"
+            data-testid="connection-problem"
+          >
+            {degraded.error.message}
+          </span>
+        )}
       </span>
       <label className="sr-only" htmlFor="server-url">
         Receiver URL

@@ -51,6 +51,7 @@ export async function connect(rawUrl: string, headers: Record<string, string> = 
     url: url.toString(),
     headers,
     status: 'connecting',
+    degraded: undefined,
     server: undefined,
     support: undefined,
     error: undefined,

@@ -38,6 +38,10 @@ const MAX_PENDING_TRAFFIC = 2000;
 /** Inbox events waiting for the page beyond this are dropped, oldest first. */
 const MAX_PENDING_INBOX = 1000;
 const HEALTH_EVERY_MS = 1000;
+/** Consecutive failed requests after which the connection shows as degraded. */
+const DEGRADED_AFTER = 3;
+/** Receiver requests waiting for a person at once; more are refused at once, so a flood cannot fill the page. */
+const MAX_WAITING_FOR_PERSON = 50;
 
 export interface HostOptions {
   /** The fetch the sessions use; Node tests pass none and get the global one. */
@@ -95,6 +99,8 @@ export class EngineHost {
   private connectionEvent: ConnectionEvent | undefined;
   private listStatus: ListStatus | undefined;
   private polling: PollingHealth | undefined;
+  private refusedRequests = 0;
+  private refused: string | undefined;
 
   constructor(
     private readonly post: (message: FromEngine) => void,
@@ -159,6 +165,11 @@ export class EngineHost {
       case 'refetchResult':
         conn?.tracker.refetchResult(command.taskId);
         return null;
+      case 'pollNow':
+        conn?.tracker.pollNow(command.taskId);
+        return null;
+      case 'trackSeen':
+        return conn ? conn.tracker.trackSeen() : 0;
       case 'syncList':
         return conn ? this.syncList(conn) : null;
       case 'answer':
@@ -258,6 +269,15 @@ export class EngineHost {
     session.setServerRequestHandler(
       (request, signal) =>
         new Promise((resolve, reject) => {
+          if (conn.waiters.size >= MAX_WAITING_FOR_PERSON) {
+            this.refusedRequests++;
+            this.refused = `${this.refusedRequests} ${request.method} requests refused: ${MAX_WAITING_FOR_PERSON} already wait for a person`;
+            this.schedule();
+            reject(
+              new CodedError(`Too many requests waiting for a person (${MAX_WAITING_FOR_PERSON})`, -32603),
+            );
+            return;
+          }
           const item: InboxRequest = {
             key: `${conn.id}:${String(request.id)}:${++this.inboxSeq}`,
             connectionId: conn.id,
@@ -299,6 +319,28 @@ export class EngineHost {
       if (this.current !== conn) return;
       this.connectionEvent = { status: 'closed' };
       this.schedule();
+    };
+    let failures = 0;
+    let failingSince = 0;
+    session.onOutcome = (ok, error) => {
+      if (this.current !== conn) return;
+      if (ok) {
+        if (failures >= DEGRADED_AFTER) {
+          this.connectionEvent = { status: 'healthy' };
+          this.schedule();
+        }
+        failures = 0;
+        return;
+      }
+      if (failures === 0) failingSince = Date.now();
+      failures++;
+      const classified = classifyError(error);
+      // One deadline missed is already a receiver not answering; other failures must repeat to count.
+      if (failures >= DEGRADED_AFTER || classified.kind === 'timeout') {
+        failures = Math.max(failures, DEGRADED_AFTER);
+        this.connectionEvent = { status: 'degraded', failures, since: failingSince, error: classified };
+        this.schedule();
+      }
     };
     conn.stop = () => {
       stopTap();
@@ -362,8 +404,8 @@ export class EngineHost {
     this.listStatus = { ...this.listStatus, loading: true, error: undefined };
     this.schedule();
     try {
-      await conn.tracker.syncList();
-      if (this.current === conn) this.listStatus = { loading: false, lastSyncedAt: Date.now() };
+      const stopped = await conn.tracker.syncList();
+      if (this.current === conn) this.listStatus = { loading: false, lastSyncedAt: Date.now(), stopped };
       return null;
     } catch (error) {
       const classified = classifyError(error, { method: 'tasks/list' });
@@ -477,7 +519,8 @@ export class EngineHost {
       this.inbox.length === 0 &&
       !this.connectionEvent &&
       !this.listStatus &&
-      !this.polling;
+      !this.polling &&
+      !this.refused;
     if (empty) return null;
     const batch: Batch = {
       type: 'batch',
@@ -491,6 +534,7 @@ export class EngineHost {
       connection: this.connectionEvent,
       listStatus: this.listStatus,
       polling: this.polling,
+      refused: this.refused,
     };
     this.traffic = [];
     this.trafficDropped = 0;
@@ -498,6 +542,7 @@ export class EngineHost {
     this.connectionEvent = undefined;
     this.listStatus = undefined;
     this.polling = undefined;
+    this.refused = undefined;
     return batch;
   }
 }

@@ -38,6 +38,9 @@ export type Command =
   | { type: 'track'; taskId: string }
   | { type: 'cancel'; taskId: string }
   | { type: 'refetchResult'; taskId: string }
+  | { type: 'pollNow'; taskId: string }
+  /** Follow the task ids that pushes named beyond the automatic limit. */
+  | { type: 'trackSeen' }
   | { type: 'syncList' }
   | {
       type: 'answer';
@@ -65,6 +68,8 @@ export interface Replies {
   track: boolean;
   cancel: ClassifiedError | null;
   refetchResult: null;
+  pollNow: null;
+  trackSeen: number;
   syncList: ClassifiedError | null;
   answer: boolean;
 }
@@ -87,12 +92,19 @@ export type InboxEvent =
   | { kind: 'asked'; request: InboxRequest }
   | { kind: 'settled'; key: string; state: 'answered' | 'cancelled'; outcome: string };
 
-export type ConnectionEvent = { status: 'session-lost'; error: ClassifiedError } | { status: 'closed' };
+export type ConnectionEvent =
+  | { status: 'session-lost'; error: ClassifiedError }
+  | { status: 'closed' }
+  /** Requests keep failing (network, deadlines, 5xx) since `since`; `healthy` again on the next answer. */
+  | { status: 'degraded'; failures: number; since: number; error: ClassifiedError }
+  | { status: 'healthy' };
 
 export interface ListStatus {
   loading: boolean;
   lastSyncedAt?: number;
   error?: ClassifiedError;
+  /** Why the last listing stopped before its last page (too many pages or tasks, a repeated cursor). */
+  stopped?: string;
 }
 
 /** How polling keeps up: the page says so when the browser cannot send as fast as the tasks ask. */
@@ -115,6 +127,8 @@ export interface Batch {
   connection?: ConnectionEvent;
   listStatus?: ListStatus;
   polling?: PollingHealth;
+  /** Receiver requests refused because too many already wait for a person, said once per change. */
+  refused?: string;
 }
 
 export type FromEngine =

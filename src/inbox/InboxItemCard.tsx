@@ -1,6 +1,7 @@
 import { MessageSquareMore } from 'lucide-react';
 import { useSelection } from '../state/selection';
 import { Badge } from '../ui/Badge';
+import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { ElicitationCard } from './ElicitationCard';
 import { SamplingCard } from './SamplingCard';
 import type { InboxItem } from './store';
@@ -33,14 +34,17 @@ export function InboxItemCard({ item, showTask = true }: { item: InboxItem; show
           <Badge tone={item.state === 'answered' ? 'green' : 'neutral'}>{item.outcome ?? item.state}</Badge>
         )}
       </header>
-      {item.state === 'pending' &&
-        (item.method === 'elicitation/create' ? (
-          <ElicitationCard item={item} />
-        ) : item.method === 'sampling/createMessage' ? (
-          <SamplingCard item={item} />
-        ) : (
-          <p className="text-sm">Taskscope cannot answer {item.method}.</p>
-        ))}
+      {item.state === 'pending' && (
+        <ErrorBoundary label="This request" raw={() => item.params}>
+          {item.method === 'elicitation/create' ? (
+            <ElicitationCard item={item} />
+          ) : item.method === 'sampling/createMessage' ? (
+            <SamplingCard item={item} />
+          ) : (
+            <p className="text-sm">Taskscope cannot answer {item.method}.</p>
+          )}
+        </ErrorBoundary>
+      )}
     </article>
   );
 }

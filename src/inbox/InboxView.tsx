@@ -6,6 +6,7 @@ import { useInbox } from './store';
 /** Everything receivers asked, the waiting first; answered ones stay for the record. */
 export function InboxView() {
   const items = useInbox((s) => s.items);
+  const refused = useInbox((s) => s.refused);
   const pending = items.filter((i) => i.state === 'pending');
   const done = items
     .filter((i) => i.state !== 'pending')
@@ -21,6 +22,11 @@ export function InboxView() {
   return (
     <div className="max-w-3xl space-y-3 p-4" data-testid="inbox-view">
       <h1 className="text-sm font-semibold">Waiting for you ({pending.length})</h1>
+      {refused && (
+        <p className="text-xs text-amber-700 dark:text-amber-400" data-testid="inbox-refused">
+          {refused}.
+        </p>
+      )}
       {pending.map((item) => (
         <InboxItemCard key={item.key} item={item} />
       ))}

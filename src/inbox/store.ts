@@ -15,6 +15,8 @@ const KEEP_DONE = 200;
 
 interface InboxStore {
   items: InboxItem[];
+  /** Set when the engine refused receiver requests because too many already wait for a person. */
+  refused?: string;
   /** One store update for a batch of the engine's inbox events. */
   apply: (events: readonly InboxEvent[]) => void;
 }

@@ -1,4 +1,5 @@
-import { HttpStatusError, LocalRefusal } from './errors';
+import { DeadlineExceeded, HttpStatusError, LocalRefusal, WrongResponseId } from './errors';
+import { cutText } from './json';
 
 export type ErrorKind =
   | 'purged'
@@ -58,7 +59,13 @@ function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
 }
 
-const oneLine = (s: string, max = 300) => s.replace(/\s+/g, ' ').trim().slice(0, max);
+const oneLine = (s: string, max = 300) =>
+  cutText(
+    cutText(s, max * 4)
+      .replace(/\s+/g, ' ')
+      .trim(),
+    max,
+  );
 
 function classifyHttp(status: number, detail: string, retryAfterMs?: number): ClassifiedError {
   const base = { httpStatus: status, detail: oneLine(detail) };
@@ -175,7 +182,13 @@ function classifyJsonRpc(code: number, raw: string, data: unknown, ctx: ErrorCon
     }
     case JSONRPC.sdkTimeout:
       if (/timed out|timeout/i.test(raw)) {
-        return { ...base, kind: 'timeout', message: 'The receiver did not answer in time.' };
+        return {
+          ...base,
+          kind: 'timeout',
+          message: ctx.method
+            ? `Receiver not answering: no answer to ${ctx.method} in time.`
+            : 'The receiver did not answer in time.',
+        };
       }
       if (/session/i.test(raw)) {
         return {
@@ -205,6 +218,18 @@ export function classifyError(error: unknown, ctx: ErrorContext = {}): Classifie
     }
     if (error instanceof HttpStatusError) {
       return classifyHttp(error.status, error.body, error.retryAfterMs);
+    }
+    if (error instanceof DeadlineExceeded) {
+      return {
+        kind: 'timeout',
+        message: `Receiver not answering: ${error.message}; the request was dropped and its connection freed.`,
+      };
+    }
+    if (error instanceof WrongResponseId) {
+      return {
+        kind: 'protocol',
+        message: `The receiver ${error.message}: a JSON-RPC answer must carry its request's id.`,
+      };
     }
     const name = field(error, 'name');
     const message = textOf(field(error, 'message') ?? error);

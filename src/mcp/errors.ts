@@ -7,6 +7,7 @@ export class HttpStatusError extends Error {
     readonly retryAfterMs?: number,
   ) {
     super(`HTTP ${status}${body ? `: ${body.slice(0, 200)}` : ''}`);
+    // `body` arrives already cut to a string of its own (session.ts), so this slice holds nothing large.
   }
 }
 
@@ -22,4 +23,26 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Our deadline for a short request ran out: the fetch was aborted and its connection freed. */
+export class DeadlineExceeded extends Error {
+  override readonly name = 'DeadlineExceeded';
+  constructor(
+    readonly method: string,
+    readonly deadlineMs: number,
+  ) {
+    super(`no answer to ${method} within ${Math.round(deadlineMs / 1000)} s`);
+  }
+}
+
+/** The receiver answered a request with a JSON-RPC id we did not send on that request. */
+export class WrongResponseId extends Error {
+  override readonly name = 'WrongResponseId';
+  constructor(
+    readonly expected: Array<string | number>,
+    readonly received: Array<string | number | null>,
+  ) {
+    super(`answered with JSON-RPC id ${JSON.stringify(received)}, expected ${JSON.stringify(expected)}`);
+  }
 }

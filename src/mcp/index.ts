@@ -8,3 +8,4 @@ export * from './traffic';
 export * from './session';
 export * from './tasks-api';
 export * from './rules';
+export * from './guarded-fetch';

@@ -6,8 +6,65 @@ export const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !==
 
 export const STATUS_SET: ReadonlySet<string> = new Set(TASK_STATUSES);
 
+/**
+ * The first `max` characters of an untrusted string as a string of their own. A plain slice may keep its
+ * whole parent alive (V8 sliced strings): a 4,000-character cut of a 20 MB statusMessage would hold 20 MB.
+ */
+export function cutText(s: string, max: number): string {
+  if (s.length <= max) return s;
+  return Array.from(s.slice(0, max)).join('');
+}
+
 /** A value as a short quotation for a warning: a receiver's junk must not become a page of text. */
 export const quote = (v: unknown): string => {
-  const s = typeof v === 'string' ? `'${v}'` : (JSON.stringify(v) ?? String(v));
-  return s.length > 60 ? `${s.slice(0, 57)}…` : s;
+  if (typeof v === 'string') return v.length > 55 ? `'${cutText(v, 54)}…'` : `'${v}'`;
+  let s: string;
+  try {
+    s = JSON.stringify(v) ?? String(v);
+  } catch {
+    s = Object.prototype.toString.call(v);
+  }
+  return s.length > 60 ? `${cutText(s, 57)}…` : s;
 };
+
+/**
+ * A copy of untrusted JSON no deeper than `maxDepth` and with at most `maxNodes` values, built without
+ * recursion: a receiver can nest 100,000 levels, which overflows every recursive reader (JSON.stringify, a
+ * tree view, structured clone between the Worker and the page). What was cut is replaced by a note.
+ */
+export function limitJson(
+  value: unknown,
+  limits: { maxDepth: number; maxNodes: number } = { maxDepth: 64, maxNodes: 100_000 },
+): { value: unknown; cut: boolean } {
+  if (typeof value !== 'object' || value === null) return { value, cut: false };
+  let nodes = 0;
+  let cut = false;
+  const note = (depth: number) => {
+    cut = true;
+    return depth > limits.maxDepth ? '… (nested deeper than Taskscope shows)' : '… (too many values to show)';
+  };
+  const root: unknown = Array.isArray(value) ? [] : {};
+  const stack: Array<{ from: unknown; to: Record<string, unknown> | unknown[]; depth: number }> = [
+    { from: value, to: root as Record<string, unknown>, depth: 1 },
+  ];
+  while (stack.length > 0) {
+    const { from, to, depth } = stack.pop() as (typeof stack)[number];
+    const entries: Array<[string | number, unknown]> = Array.isArray(from)
+      ? from.map((v, i) => [i, v])
+      : Object.entries(from as Record<string, unknown>);
+    for (const [key, child] of entries) {
+      nodes++;
+      let copy: unknown = child;
+      if (nodes > limits.maxNodes) copy = note(0);
+      else if (typeof child === 'object' && child !== null) {
+        if (depth >= limits.maxDepth) copy = note(depth + 1);
+        else {
+          copy = Array.isArray(child) ? [] : {};
+          stack.push({ from: child, to: copy as Record<string, unknown>, depth: depth + 1 });
+        }
+      }
+      (to as Record<string | number, unknown>)[key] = copy;
+    }
+  }
+  return { value: root, cut };
+}

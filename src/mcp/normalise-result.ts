@@ -1,7 +1,11 @@
 import { CallToolResultV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
-import { STATUS_SET, isObject, quote } from './json';
+import { STATUS_SET, isObject, limitJson, quote } from './json';
 import { RELATED_TASK_META, schemaIssuePaths } from './rules';
 import type { Normalised, TaskResultSnapshot, TaskStatus, Warning } from './types';
+
+/** How deep and how large a result Taskscope keeps and shows. */
+export const MAX_RESULT_DEPTH = 64;
+export const MAX_RESULT_NODES = 200_000;
 
 export interface NormaliseResultContext {
   expectedTaskId?: string;
@@ -56,7 +60,15 @@ export function normaliseResult(
       warnings.push({ code: 'bad-result', message: `result ${quote(payload)} is not an object; shown raw` });
       payload = { value: payload };
     }
-    const result = payload as Record<string, unknown> | null;
+    // Nested past what any reader here can follow (tree views, structured clone to the page): cut, and said.
+    const limited = limitJson(payload, { maxDepth: MAX_RESULT_DEPTH, maxNodes: MAX_RESULT_NODES });
+    if (limited.cut) {
+      warnings.push({
+        code: 'bad-result',
+        message: `result nested deeper than ${MAX_RESULT_DEPTH} levels or over ${MAX_RESULT_NODES} values; shown cut`,
+      });
+    }
+    const result = limited.value as Record<string, unknown> | null;
     if (result && ('content' in result || 'isError' in result)) {
       const check = CallToolResultV1Schema.safeParse(result);
       if (!check.success) {

@@ -1,5 +1,5 @@
 import { TaskV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
-import { STATUS_SET, isObject, quote, type Obj } from './json';
+import { STATUS_SET, cutText, isObject, quote, type Obj } from './json';
 import { schemaIssuePaths } from './rules';
 import {
   isTerminal,
@@ -12,6 +12,8 @@ import {
 
 /** Beyond this a pollInterval is flagged: a receiver asking for one poll an hour is likely a unit mistake. */
 export const ABSURD_POLL_INTERVAL_MS = 3_600_000;
+/** Beyond this a ttl is flagged: a century is no deadline anyone will see. */
+export const ABSURD_TTL_MS = 100 * 365.25 * 86_400_000;
 /** Below this a pollInterval is raised to it: a hint of 0 would turn the tracker into a busy loop. */
 export const MIN_POLL_INTERVAL_MS = 100;
 
@@ -77,7 +79,14 @@ function readTtl(obj: Obj, shape: TaskShape, warnings: Warning[]): number | null
   }
   const value = obj[key];
   if (value === null) return null;
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) {
+    if (value > ABSURD_TTL_MS)
+      warnings.push({
+        code: 'bad-ttl',
+        message: `${key} ${value.toPrecision(3)} ms is over a century: effectively no expiry`,
+      });
+    return value;
+  }
   warnings.push({
     code: 'bad-ttl',
     message: `${key} ${quote(value)} is neither a number of ms nor null, ignored`,
@@ -217,7 +226,7 @@ export function normaliseTask(raw: unknown, ctx: NormaliseTaskContext = {}): Nor
       shape,
     };
     if (typeof obj.statusMessage === 'string') {
-      snapshot.statusMessage = obj.statusMessage.slice(0, MAX_STATUS_MESSAGE);
+      snapshot.statusMessage = cutText(obj.statusMessage, MAX_STATUS_MESSAGE);
       if (obj.statusMessage.length > MAX_STATUS_MESSAGE) {
         warnings.push({
           code: 'schema',

@@ -47,6 +47,21 @@ export function schemaIssuePaths(issues: ReadonlyArray<{ path: ReadonlyArray<Pro
   return [...new Set(issues.map((i) => i.path.map(String).join('.') || '(root)'))];
 }
 
+/**
+ * How long a request may take before we abort it and free its connection. Short requests get a deadline;
+ * tools/call (a plain call may wait for a person) and tasks/result (blocks until the task ends on 2025-11-25
+ * receivers) stay open by design and get none.
+ */
+export function requestDeadlineMs(method: string): number | undefined {
+  if (method === 'tools/call' || method === 'tasks/result') return undefined;
+  // A poll is tiny; a receiver that takes longer than this is, for a person watching, not answering.
+  if (method === 'tasks/get') return 5_000;
+  return 10_000;
+}
+
+/** Reconnects of the notification stream are at least this far apart, whatever `retry:` the stream asks. */
+export const STREAM_RECONNECT_FLOOR_MS = 1_000;
+
 /** Backoff after rate limits and transport errors doubles from 1 s up to this. */
 export const MAX_BACKOFF_MS = 30_000;
 const FIRST_BACKOFF_MS = 1000;

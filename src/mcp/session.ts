@@ -7,9 +7,9 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { HttpStatusError, parseRetryAfter } from './errors';
 import { TrafficTap } from './traffic';
-import { isSessionLost, relatedTaskId } from './rules';
+import { relatedTaskId, requestDeadlineMs } from './rules';
+import { guardedFetch, type FetchHooks } from './guarded-fetch';
 
 export const CLIENT_INFO = { name: 'taskscope', title: 'Taskscope', version: '0.1.0' };
 
@@ -63,52 +63,6 @@ export interface ServerDescription {
 
 const AnyResult = z.unknown();
 
-function idsOf(body: unknown): Array<string | number> {
-  if (typeof body !== 'string') return [];
-  try {
-    const parsed: unknown = JSON.parse(body);
-    const list = Array.isArray(parsed) ? parsed : [parsed];
-    return list.flatMap((m: { id?: unknown; method?: unknown }) =>
-      (typeof m?.id === 'string' || typeof m?.id === 'number') && typeof m.method === 'string' ? [m.id] : [],
-    );
-  } catch {
-    return [];
-  }
-}
-
-/**
- * A fetch that tells the tap each POST's HTTP status and turns a failed POST into an HttpStatusError carrying
- * the status, the body and Retry-After: the SDK's own error keeps only a message, and the tracker needs more.
- */
-interface FetchHooks {
-  sessionLost?: () => void;
-  notificationStream?: (open: boolean) => void;
-}
-
-function tappedFetch(base: typeof fetch, tap: TrafficTap, hooks: FetchHooks): typeof fetch {
-  return async (input, init) => {
-    const response = await base(input, init);
-    if (init?.method === 'GET') hooks.notificationStream?.(response.ok);
-    if (init?.method === 'POST') {
-      const ids = idsOf(init.body);
-      tap.noteHttpStatus(ids, response.status);
-      if (!response.ok) {
-        const body = await response.text().catch(() => '');
-        const hadSession = new Headers(init.headers).has('mcp-session-id');
-        if (isSessionLost(response.status, body, hadSession)) hooks.sessionLost?.();
-        const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-        tap.record(
-          'in',
-          { httpStatus: response.status, body: body.slice(0, 2000) },
-          { httpStatus: response.status, kind: 'http-error' },
-        );
-        throw new HttpStatusError(response.status, body.slice(0, 2000), retryAfterMs);
-      }
-    }
-    return response;
-  };
-}
-
 /** Puts the tap between the SDK client and its transport, so it sees exactly what goes over the wire. */
 class TappedTransport implements Transport {
   onclose?: () => void;
@@ -158,6 +112,8 @@ export class McpSession {
   onSessionLost?: () => void;
   /** The GET stream was opened (true) or refused (false): it holds one of the browser's connections. */
   onNotificationStream?: (open: boolean) => void;
+  /** Each POST answered (true) or failed (false: network, deadline, 5xx), for the connection's health. */
+  onOutcome?: (ok: boolean, error?: unknown) => void;
 
   private constructor(
     private readonly client: Client,
@@ -174,7 +130,7 @@ export class McpSession {
     const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     const hooks: FetchHooks = {};
     const inner = new StreamableHTTPClientTransport(new URL(options.url), {
-      fetch: tappedFetch(baseFetch, tap, hooks),
+      fetch: guardedFetch(baseFetch, tap, hooks),
       requestInit: options.headers ? { headers: options.headers } : undefined,
     });
     const transport = new TappedTransport(inner, tap);
@@ -182,6 +138,7 @@ export class McpSession {
     const session = new McpSession(client, transport, tap, options.url, options.requestTimeoutMs ?? 60_000);
     hooks.sessionLost = () => session.onSessionLost?.();
     hooks.notificationStream = (open) => session.onNotificationStream?.(open);
+    hooks.outcome = (ok, error) => session.onOutcome?.(ok, error);
     session.install();
     await client.connect(transport);
     return session;
@@ -257,7 +214,8 @@ export class McpSession {
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<unknown> {
     return this.client.request({ method, params } as never, AnyResult, {
-      timeout: options.timeoutMs ?? this.requestTimeoutMs,
+      // The fetch's own deadline (guarded-fetch.ts) frees the connection; this one ends a stream that never answers.
+      timeout: options.timeoutMs ?? requestDeadlineMs(method) ?? this.requestTimeoutMs,
       signal: options.signal,
     });
   }

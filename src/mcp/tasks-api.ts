@@ -13,7 +13,9 @@ export const TASK_STATUS_NOTIFICATIONS: ReadonlySet<string> = new Set([
 ]);
 
 /** Pages are followed up to this many; a receiver that keeps handing out cursors must not hang us. */
-const MAX_PAGES = 100;
+export const MAX_PAGES = 100;
+/** Items read from one listing at most; a receiver with more is told so, not followed into the tens of thousands. */
+export const MAX_LISTED = 5000;
 
 export interface CreateTaskOptions {
   ttl?: number;
@@ -92,18 +94,22 @@ export class TasksApi {
     return normaliseTask(raw, { expectedTaskId: taskId, previous });
   }
 
-  /** Every page of tasks/list; an entry that is not a task becomes a warning. */
-  async listTasks(): Promise<{ tasks: TaskSnapshot[]; warnings: Warning[] }> {
+  /**
+   * Every page of tasks/list, up to MAX_PAGES pages or MAX_LISTED tasks, stopping at a repeated cursor;
+   * `stopped` says why it stopped early. An entry that is not a task becomes a warning.
+   */
+  async listTasks(): Promise<{ tasks: TaskSnapshot[]; warnings: Warning[]; stopped?: string }> {
     if (!this.support.list)
       throw new LocalRefusal('The receiver does not offer tasks/list (no tasks.list capability).');
     const tasks: TaskSnapshot[] = [];
     const warnings: Warning[] = [];
-    await this.eachPage('tasks/list', 'tasks', (item) => {
+    const stopped = await this.eachPage('tasks/list', 'tasks', (item) => {
       const read = normaliseTask(item);
-      warnings.push(...read.warnings.map((w) => ({ ...w, message: `tasks/list: ${w.message}` })));
+      if (warnings.length < 100)
+        warnings.push(...read.warnings.map((w) => ({ ...w, message: `tasks/list: ${w.message}` })));
       if (read.value) tasks.push(read.value);
     });
-    return { tasks, warnings };
+    return { tasks, warnings, stopped };
   }
 
   /** Status pushes under any of the three names, normalised; returns the unsubscribe. */
@@ -116,8 +122,14 @@ export class TasksApi {
     });
   }
 
-  private async eachPage(method: string, key: string, visit: (item: unknown) => void): Promise<void> {
+  /** Follows cursors; returns why it stopped before the last page, if it did. */
+  private async eachPage(
+    method: string,
+    key: string,
+    visit: (item: unknown) => void,
+  ): Promise<string | undefined> {
     let cursor: string | undefined;
+    let count = 0;
     const seen = new Set<string>();
     for (let page = 0; page < MAX_PAGES; page++) {
       const raw = (await this.session.request(method, cursor ? { cursor } : {})) as Record<
@@ -125,11 +137,18 @@ export class TasksApi {
         unknown
       > | null;
       const items = raw && Array.isArray(raw[key]) ? (raw[key] as unknown[]) : [];
-      items.forEach(visit);
+      for (const item of items) {
+        if (count >= MAX_LISTED)
+          return `${method} stopped at ${MAX_LISTED} items: the receiver lists more than Taskscope reads at once`;
+        count++;
+        visit(item);
+      }
       const next = raw?.nextCursor;
-      if (typeof next !== 'string' || next === '' || seen.has(next)) return;
+      if (typeof next !== 'string' || next === '') return undefined;
+      if (seen.has(next)) return `${method} stopped: the receiver handed out a cursor it had given before`;
       seen.add(next);
       cursor = next;
     }
+    return `${method} stopped after ${MAX_PAGES} pages: the receiver keeps handing out cursors`;
   }
 }

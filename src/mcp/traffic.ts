@@ -1,3 +1,4 @@
+import { limitJson } from './json';
 export type TrafficDirection = 'out' | 'in';
 export type TrafficKind = 'request' | 'response' | 'error' | 'notification' | 'http-error';
 
@@ -26,9 +27,12 @@ export const MAX_LOGGED_MESSAGE_BYTES = 64 * 1024;
 
 /** The event as a log keeps it: an oversized body is replaced by a note of its size. */
 export function forTrafficLog(event: TrafficEvent): TrafficEvent {
-  return event.bytes > MAX_LOGGED_MESSAGE_BYTES
-    ? { ...event, message: { omitted: `${event.bytes} bytes, too large to keep in the log` } }
-    : event;
+  if (event.bytes < 0) return { ...event, message: { omitted: 'too deeply nested to write out as JSON' } };
+  if (event.bytes > MAX_LOGGED_MESSAGE_BYTES)
+    return { ...event, message: { omitted: `${event.bytes} bytes, too large to keep in the log` } };
+  // Kept bodies still cross to the page and into a tree view: no deeper than either can follow.
+  const limited = limitJson(event.message, { maxDepth: 64, maxNodes: 20_000 });
+  return limited.cut ? { ...event, message: limited.value } : event;
 }
 
 /** How many unanswered requests the tap remembers for pairing; older ones are dropped, never kept for ever. */
@@ -36,11 +40,12 @@ const MAX_PENDING = 5_000;
 
 const encoder = new TextEncoder();
 
+/** The message's size as JSON, or -1 when it cannot even be written out (nested too deep, cyclic). */
 function byteSize(message: unknown): number {
   try {
     return encoder.encode(JSON.stringify(message)).length;
   } catch {
-    return 0;
+    return -1;
   }
 }
 

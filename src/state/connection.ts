@@ -12,6 +12,8 @@ export interface ConnectionState {
   server?: ServerDescription;
   support?: ServerTaskSupport;
   error?: ClassifiedError;
+  /** Set while requests keep failing on a connected session: how many, since when, the last error. */
+  degraded?: { failures: number; since: number; error: ClassifiedError };
 }
 
 export const useConnection = create<ConnectionState>()(() => ({

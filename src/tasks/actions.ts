@@ -28,6 +28,16 @@ export function cancelTask(taskId: string): Promise<ClassifiedError | null> {
   return getEngine().request({ type: 'cancel', taskId });
 }
 
+/** Polls a live task now, whatever its interval (a receiver may ask for years between polls). */
+export function pollNow(taskId: string): void {
+  void getEngine().request({ type: 'pollNow', taskId });
+}
+
+/** Follows the task ids pushes named beyond the automatic limit. */
+export function trackSeenTasks(): Promise<number> {
+  return getEngine().request({ type: 'trackSeen' });
+}
+
 export function refetchResult(taskId: string): void {
   void getEngine().request({ type: 'refetchResult', taskId });
 }

@@ -1,7 +1,6 @@
 import { create } from 'zustand';
 import { useStore } from 'zustand';
-import type { ClassifiedError } from '../mcp';
-import type { PollingHealth } from '../engine/messages';
+import type { ListStatus, PollingHealth } from '../engine/messages';
 import { createTasksStore, type TasksState } from './core/store';
 
 /**
@@ -15,11 +14,7 @@ export function useTasks<T>(selector: (state: TasksState) => T): T {
 }
 
 /** How the last tasks/list went, for the refresh button and its error line. */
-export const useTaskListStatus = create<{
-  loading: boolean;
-  lastSyncedAt?: number;
-  error?: ClassifiedError;
-}>()(() => ({ loading: false }));
+export const useTaskListStatus = create<ListStatus>()(() => ({ loading: false }));
 
 /** Whether polling keeps up with what the tasks ask (the browser caps how many requests a page sends). */
 export const usePollingHealth = create<{ health?: PollingHealth }>()(() => ({}));

@@ -2,6 +2,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { PhoneCall, Play } from 'lucide-react';
 import { Button } from '../ui/Button';
 import { ErrorNote } from '../ui/Panel';
+import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { whyNotTask, type ClassifiedError, type ServerTaskSupport, type ToolInfo } from '../mcp';
 import { callToolPlain, runToolAsTask } from '../tasks/actions';
 import { ResultBody } from '../results/ResultBody';
@@ -123,7 +124,11 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
       </form>
       {/* Outside the form above: these cards are forms of their own, and forms must not nest. */}
       {plain.state === 'calling' && asking.map((item) => <InboxItemCard key={item.key} item={item} />)}
-      {plain.state === 'done' && <ResultBody answer={plain.answer} fileName={`${tool.name}-result.json`} />}
+      {plain.state === 'done' && (
+        <ErrorBoundary label="The result" raw={() => plain.answer.value.result}>
+          <ResultBody answer={plain.answer} fileName={`${tool.name}-result.json`} />
+        </ErrorBoundary>
+      )}
       {runError && (
         <ErrorNote title="The receiver refused the call">
           {runError.message}

@@ -35,17 +35,49 @@ describe('mergeSnapshot', () => {
 });
 
 describe('ClockOffsetEstimator', () => {
-  it('learns from fresh timestamps only and reports changes', () => {
+  it('learns from fresh timestamps only, each task giving the freshest lower bound', () => {
     const clock = new ClockOffsetEstimator();
-    expect(clock.note(snap({ lastUpdatedAtMs: 5000 }), undefined, 1000)).toBe(4000);
-    expect(
-      clock.note(snap({ lastUpdatedAtMs: 5000 }), snap({ lastUpdatedAtMs: 5000 }), 9000),
-    ).toBeUndefined();
-    expect(
-      clock.note(snap({ lastUpdatedAtMs: 6000 }), snap({ lastUpdatedAtMs: 5000 }), 3000),
-    ).toBeUndefined(); // 3000 < 4000
-    expect(clock.note(snap({ lastUpdatedAtMs: 9500 }), snap({ lastUpdatedAtMs: 6000 }), 5000)).toBe(4500);
-    expect(clock.count).toBe(3);
+    expect(clock.note('a', snap({ lastUpdatedAtMs: 5000 }), undefined, 1000)).toEqual({ offset: 4000 });
+    expect(clock.note('a', snap({ lastUpdatedAtMs: 5000 }), snap({ lastUpdatedAtMs: 5000 }), 9000)).toEqual(
+      {},
+    );
+    // 6000 − 3000 = 3000 is below the 4000 already known for this task: no change.
+    expect(clock.note('a', snap({ lastUpdatedAtMs: 6000 }), snap({ lastUpdatedAtMs: 5000 }), 3000)).toEqual(
+      {},
+    );
+    expect(clock.note('a', snap({ lastUpdatedAtMs: 9500 }), snap({ lastUpdatedAtMs: 6000 }), 5000)).toEqual({
+      offset: 4500,
+    });
+    expect(clock.count).toBe(1);
+  });
+
+  it('takes the median across tasks, so one task a day ahead cannot move it, and names that task', () => {
+    const clock = new ClockOffsetEstimator();
+    const day = 86_400_000;
+    const now = 1_000_000;
+    clock.note('ok-1', snap({ lastUpdatedAtMs: now + 200 }), undefined, now);
+    const future = clock.note('ahead', snap({ lastUpdatedAtMs: now + day }), undefined, now);
+    // Two tasks: the one nearer our own clock wins, and the other is flagged.
+    expect(future.offset).toBeUndefined();
+    expect(future.outlierMs).toBe(day - 200);
+    clock.note('ok-2', snap({ lastUpdatedAtMs: now + 300 }), undefined, now);
+    const again = clock.note(
+      'ahead',
+      snap({ lastUpdatedAtMs: now + day + 1000 }),
+      snap({ lastUpdatedAtMs: now + day }),
+      now + 1000,
+    );
+    expect(again.offset).toBeUndefined();
+    expect(again.outlierMs).toBeGreaterThan(day - 1000);
+  });
+
+  it('follows a receiver whose whole clock is ahead', () => {
+    const clock = new ClockOffsetEstimator();
+    const ahead = 5 * 60_000;
+    let offset: number | undefined;
+    for (const id of ['a', 'b', 'c'])
+      offset = clock.note(id, snap({ lastUpdatedAtMs: 10_000 + ahead }), undefined, 10_000).offset ?? offset;
+    expect(offset).toBe(ahead);
   });
 });
 

@@ -17,26 +17,55 @@ export function mergeSnapshot(previous: TaskSnapshot | undefined, value: TaskSna
   };
 }
 
-const SAMPLES_KEPT = 50;
+/** Tasks whose clock samples are kept per receiver; the most recently heard from stay. */
+const TASKS_KEPT = 50;
+/** A task whose timestamps disagree with the others' by more than this is left out of the estimate. */
+export const CLOCK_OUTLIER_MS = 60_000;
 
-/** Collects (server timestamp − local receipt) samples for one connection and keeps the offset estimate. */
+export interface ClockNote {
+  /** The receiver's new offset estimate, when this answer changed it. */
+  offset?: number;
+  /** Set when this task's timestamps disagree with the receiver's other tasks: how far off it is. */
+  outlierMs?: number;
+}
+
+/**
+ * Estimates (server clock − local clock) for one receiver, robustly. Per task, each fresh lastUpdatedAt gives
+ * a lower bound of the offset (the freshest is the best, see estimateClockOffset); across tasks the estimate is
+ * the median, so one task with a timestamp a day in the future cannot expire every other task. With two tasks
+ * the median falls between them: the one nearer our own clock is taken.
+ */
 export class ClockOffsetEstimator {
-  private readonly samples: number[] = [];
+  private readonly perTask = new Map<string, number>();
+  private estimate = 0;
 
-  /** Returns the new estimate when this answer changed it, undefined otherwise. */
-  note(value: TaskSnapshot, previous: TaskSnapshot | undefined, receivedAt: number): number | undefined {
+  note(
+    taskId: string,
+    value: TaskSnapshot,
+    previous: TaskSnapshot | undefined,
+    receivedAt: number,
+  ): ClockNote {
     // Only a timestamp that just changed says anything about the server's "now".
-    if (value.lastUpdatedAtMs === undefined || value.lastUpdatedAtMs === previous?.lastUpdatedAtMs)
-      return undefined;
-    const before = this.samples.length > 0 ? estimateClockOffset(this.samples) : undefined;
-    this.samples.push(value.lastUpdatedAtMs - receivedAt);
-    if (this.samples.length > SAMPLES_KEPT) this.samples.shift();
-    const after = estimateClockOffset(this.samples);
-    return after === before ? undefined : after;
+    if (value.lastUpdatedAtMs === undefined || value.lastUpdatedAtMs === previous?.lastUpdatedAtMs) return {};
+    const sample = value.lastUpdatedAtMs - receivedAt;
+    const before = this.perTask.get(taskId);
+    this.perTask.delete(taskId);
+    this.perTask.set(taskId, estimateClockOffset(before === undefined ? [sample] : [before, sample]));
+    if (this.perTask.size > TASKS_KEPT) this.perTask.delete(this.perTask.keys().next().value as string);
+    const sorted = [...this.perTask.values()].sort((a, b) => a - b);
+    const mid = (sorted.length - 1) / 2;
+    const low = sorted[Math.floor(mid)] ?? 0;
+    const high = sorted[Math.ceil(mid)] ?? 0;
+    const next = Math.abs(low) <= Math.abs(high) ? low : high;
+    const mine = this.perTask.get(taskId) ?? sample;
+    const note: ClockNote = {};
+    if (sorted.length > 1 && Math.abs(mine - next) > CLOCK_OUTLIER_MS) note.outlierMs = mine - next;
+    if (next !== this.estimate) note.offset = this.estimate = next;
+    return note;
   }
 
   get count(): number {
-    return this.samples.length;
+    return this.perTask.size;
   }
 }
 

@@ -112,6 +112,8 @@ export class TaskPoller {
     const { store, clock, queryClient, connectionId, api, scheduler } = this.deps;
     const runtime = this.runtimes.get(taskId);
     if (!runtime || runtime.inFlight || this.disposed) return;
+    // A poll by hand (pollNow) comes before the timer: that timer must not bring a second poll.
+    this.deps.clock.clearTimeout(runtime.timer);
     runtime.timer = undefined;
     runtime.inFlight = true;
     const dueAt = clock.now();

@@ -142,6 +142,8 @@ export interface TasksState {
   clockSamples: number;
   /** Which shapes this receiver's answers came in, so the page can say which dialect it speaks. */
   dialects: Dialect[];
+  /** Task ids pushes named beyond the automatic tracking limit, not followed (yet). */
+  untrackedSeen: number;
 }
 
 /**
@@ -165,6 +167,7 @@ export function createTasksStore(): TasksStore {
     clockOffsetMs: 0,
     clockSamples: 0,
     dialects: [],
+    untrackedSeen: 0,
   }));
 }
 

@@ -21,6 +21,7 @@ export interface TasksMeta {
   clockOffsetMs: number;
   clockSamples: number;
   dialects: Dialect[];
+  untrackedSeen: number;
 }
 
 export interface TaskChanges {
@@ -56,8 +57,14 @@ export class TaskChangeCollector {
     const meta =
       this.sentMeta?.clockOffsetMs !== state.clockOffsetMs ||
       this.sentMeta.clockSamples !== state.clockSamples ||
-      this.sentMeta.dialects !== state.dialects
-        ? { clockOffsetMs: state.clockOffsetMs, clockSamples: state.clockSamples, dialects: state.dialects }
+      this.sentMeta.dialects !== state.dialects ||
+      this.sentMeta.untrackedSeen !== state.untrackedSeen
+        ? {
+            clockOffsetMs: state.clockOffsetMs,
+            clockSamples: state.clockSamples,
+            dialects: state.dialects,
+            untrackedSeen: state.untrackedSeen,
+          }
         : undefined;
     if (meta) this.sentMeta = meta;
     if (changes.length === 0 && added.length === 0 && !meta) return null;

@@ -15,10 +15,35 @@ export interface Clock {
   clearTimeout: (handle: unknown) => void;
 }
 
+/** The longest delay a JavaScript timer holds: anything longer fires at once (browsers and Node alike). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A timer for any delay: one longer than MAX_TIMER_MS is chained in steps, so a pollInterval of 1e12 ms (or a
+ * Retry-After of a month) waits that long instead of firing at once. A NaN or negative delay waits 0.
+ */
+export function chainTimeout(
+  fn: () => void,
+  ms: number,
+  timers: Pick<typeof globalThis, 'setTimeout' | 'clearTimeout'> = globalThis,
+  now: () => number = Date.now,
+): { cancel: () => void } {
+  const due = now() + (Number.isFinite(ms) ? Math.max(0, ms) : ms > 0 ? Infinity : 0);
+  let handle: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    const left = due - now();
+    handle =
+      left > MAX_TIMER_MS ? timers.setTimeout(arm, MAX_TIMER_MS) : timers.setTimeout(fn, Math.max(0, left));
+  };
+  arm();
+  return { cancel: () => timers.clearTimeout(handle) };
+}
+
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  // Looked up at call time so fake timers installed by a test after import are the ones used.
+  setTimeout: (fn, ms) => chainTimeout(fn, ms, globalThis, () => Date.now()),
+  clearTimeout: (handle) => (handle as { cancel?: () => void } | undefined)?.cancel?.(),
 };
 
 export interface TrackerSettings {

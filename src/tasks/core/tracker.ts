@@ -24,6 +24,8 @@ import {
 } from './store';
 import { ClockOffsetEstimator, mergeSnapshot } from './merge';
 import { unlimitedScheduler } from './request-scheduler';
+import { formatMs } from './ttl';
+import { AUTO_TRACK_PER_MINUTE, MAX_SEEN_UNTRACKED, PUSH_COALESCE_MS } from './limits';
 import {
   systemClock,
   type Clock,
@@ -59,8 +61,16 @@ export class TaskTracker {
   private readonly poller: TaskPoller;
   private readonly results: ResultFetcher;
   private readonly clockOffset = new ClockOffsetEstimator();
+  /** Tasks already warned about for timestamps far from the others'. */
+  private readonly clockOutliers = new Set<string>();
   private readonly unsubscribe: () => void;
   private disposed = false;
+  /** When each recent automatic track from a push happened, for the per-minute limit. */
+  private readonly autoTracked: number[] = [];
+  private readonly seenUntracked = new Set<string>();
+  private readonly lastPushAt = new Map<string, number>();
+  private readonly pendingPushes = new Map<string, Normalised<TaskSnapshot | null>>();
+  private readonly pushTimers = new Map<string, unknown>();
   private readonly openResultForInput: boolean;
 
   constructor(deps: TrackerDeps) {
@@ -90,11 +100,78 @@ export class TaskTracker {
     });
     this.unsubscribe = this.api.onTaskStatus((update) => {
       if (!update.value || this.disposed) return;
-      const { taskId } = update.value;
-      if (!this.poller.has(taskId))
-        this.track(taskId, { origin: 'notification', initial: update, source: 'notification' });
-      else this.observe(taskId, update, { source: 'notification' });
+      this.pushed(update.value.taskId, update);
     });
+  }
+
+  /**
+   * A status push. The first push for a task is merged at once; more within PUSH_COALESCE_MS are coalesced
+   * (the latest wins), so a receiver sending thousands a second costs one merge per task per window. A push
+   * for a task we do not follow starts following it, up to AUTO_TRACK_PER_MINUTE a minute; the rest are
+   * counted and offered (trackSeen).
+   */
+  private pushed(taskId: string, update: Normalised<TaskSnapshot | null>): void {
+    if (!this.poller.has(taskId)) {
+      const now = this.clock.now();
+      while (this.autoTracked.length > 0 && (this.autoTracked[0] ?? 0) <= now - 60_000)
+        this.autoTracked.shift();
+      if (this.autoTracked.length >= AUTO_TRACK_PER_MINUTE) {
+        if (!this.seenUntracked.has(taskId) && this.seenUntracked.size < MAX_SEEN_UNTRACKED) {
+          this.seenUntracked.add(taskId);
+          this.store.setState({ untrackedSeen: this.seenUntracked.size });
+        }
+        return;
+      }
+      this.autoTracked.push(now);
+      this.track(taskId, { origin: 'notification', initial: update, source: 'notification' });
+      this.lastPushAt.set(taskId, now);
+      return;
+    }
+    const now = this.clock.now();
+    const last = this.lastPushAt.get(taskId) ?? -Infinity;
+    if (now - last >= PUSH_COALESCE_MS && !this.pendingPushes.has(taskId)) {
+      this.lastPushAt.set(taskId, now);
+      this.observe(taskId, update, { source: 'notification' });
+      return;
+    }
+    const waiting = this.pendingPushes.has(taskId);
+    this.pendingPushes.set(taskId, update);
+    if (waiting) return;
+    this.pushTimers.set(
+      taskId,
+      this.clock.setTimeout(
+        () => {
+          this.pushTimers.delete(taskId);
+          const latest = this.pendingPushes.get(taskId);
+          this.pendingPushes.delete(taskId);
+          if (!latest || this.disposed) return;
+          this.lastPushAt.set(taskId, this.clock.now());
+          this.observe(taskId, latest, { source: 'notification' });
+        },
+        Math.max(0, last + PUSH_COALESCE_MS - now),
+      ),
+    );
+  }
+
+  /** Follows the task ids that pushes named beyond the automatic limit, up to `max` of them. */
+  trackSeen(max = 1000): number {
+    let count = 0;
+    for (const taskId of this.seenUntracked) {
+      if (count >= max) break;
+      this.seenUntracked.delete(taskId);
+      if (!this.poller.has(taskId)) {
+        this.track(taskId, { origin: 'notification' });
+        count++;
+      }
+    }
+    this.store.setState({ untrackedSeen: this.seenUntracked.size });
+    return count;
+  }
+
+  /** Polls a live task now, by hand (a receiver that asked for a pollInterval of years, say). */
+  pollNow(taskId: string): void {
+    if (this.store.getState().tasks.get(taskId)?.lifecycle !== 'live') return;
+    void this.poller.poll(taskId);
   }
 
   snapshot(taskId: string): TaskSnapshot | undefined {
@@ -139,15 +216,16 @@ export class TaskTracker {
     }
   }
 
-  /** tasks/list, every page: tracks what is new, and updates what is known. */
-  async syncList(): Promise<void> {
+  /** tasks/list, every page: tracks what is new, and updates what is known; says why a listing stopped early. */
+  async syncList(): Promise<string | undefined> {
     const sentAt = this.clock.now();
-    const { tasks } = await this.api.listTasks();
+    const { tasks, stopped } = await this.api.listTasks();
     for (const snapshot of tasks) {
       const update = { value: snapshot, warnings: [] };
       if (this.poller.has(snapshot.taskId)) this.observe(snapshot.taskId, update, { source: 'list', sentAt });
       else this.track(snapshot.taskId, { origin: 'list', initial: update, source: 'list', sentAt });
     }
+    return stopped;
   }
 
   async cancel(taskId: string): Promise<ClassifiedError | null> {
@@ -192,6 +270,8 @@ export class TaskTracker {
   dispose(): void {
     this.disposed = true;
     this.unsubscribe();
+    for (const timer of this.pushTimers.values()) this.clock.clearTimeout(timer);
+    this.pushTimers.clear();
     this.poller.dispose();
     this.results.dispose();
   }
@@ -226,9 +306,16 @@ export class TaskTracker {
       noteDialect(this.store, value.shape === 'v2' ? 'v2' : value.shape === 'wrapped' ? 'user-docs' : 'spec');
     }
     if (value) {
-      const offset = this.clockOffset.note(value, previous, at);
-      if (offset !== undefined)
-        this.store.setState({ clockOffsetMs: offset, clockSamples: this.clockOffset.count });
+      const clock = this.clockOffset.note(taskId, value, previous, at);
+      if (clock.offset !== undefined)
+        this.store.setState({ clockOffsetMs: clock.offset, clockSamples: this.clockOffset.count });
+      if (clock.outlierMs !== undefined && !this.clockOutliers.has(taskId)) {
+        this.clockOutliers.add(taskId);
+        warnings.push({
+          code: 'bad-timestamp',
+          message: `lastUpdatedAt is ${formatMs(Math.abs(clock.outlierMs))} ${clock.outlierMs > 0 ? 'ahead of' : 'behind'} this receiver's other tasks: left out of the clock offset`,
+        });
+      }
     }
     const task = this.store.getState().tasks.get(taskId);
     if (!task) return merged;

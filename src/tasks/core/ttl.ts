@@ -15,6 +15,8 @@ export function estimateClockOffset(samples: readonly number[]): number {
 export type TtlPhase =
   | { kind: 'unknown' }
   | { kind: 'none' }
+  /** A ttl so long it is no deadline (1e300 ms): shown as such, never as a number no one can read. */
+  | { kind: 'forever'; ttl: number }
   | { kind: 'counting'; remainingMs: number; expiresAtLocal: number }
   | { kind: 'expired'; expiresAtLocal: number }
   | { kind: 'purged' };
@@ -40,6 +42,8 @@ export function ttlPhase(
   const expiry = serverExpiry(snapshot);
   if (expiry === undefined) return { kind: 'unknown' };
   if (expiry === null) return { kind: 'none' };
+  if ((snapshot?.ttl ?? 0) >= EFFECTIVELY_FOREVER_MS)
+    return { kind: 'forever', ttl: snapshot?.ttl ?? Infinity };
   const expiresAtLocal = expiry - offsetMs;
   const remainingMs = expiresAtLocal - now;
   return remainingMs > 0
@@ -47,8 +51,15 @@ export function ttlPhase(
     : { kind: 'expired', expiresAtLocal };
 }
 
+const DAY_MS = 86_400_000;
+const YEAR_MS = 365.25 * DAY_MS;
+/** A ttl or interval beyond this is no deadline a person could wait for: shown as "effectively never". */
+export const EFFECTIVELY_FOREVER_MS = 100 * YEAR_MS;
+
 /** 1:05:09, 4:09, 0:07: a countdown a person reads at a glance, never a raw millisecond number. */
 export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms >= EFFECTIVELY_FOREVER_MS) return 'effectively never';
+  if (ms >= 2 * DAY_MS) return formatMs(ms);
   const total = Math.max(0, Math.ceil(ms / 1000));
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
@@ -59,6 +70,10 @@ export function formatDuration(ms: number): string {
 
 /** Short human durations for latencies and intervals: 850 ms, 1.5 s, 2 min. */
 export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms) || ms >= EFFECTIVELY_FOREVER_MS)
+    return Number.isFinite(ms) ? `${ms.toPrecision(3)} ms (effectively never)` : 'never';
+  if (ms >= 2 * YEAR_MS) return `${(ms / YEAR_MS).toFixed(1).replace(/\.0$/, '')} years`;
+  if (ms >= 2 * DAY_MS) return `${(ms / DAY_MS).toFixed(1).replace(/\.0$/, '')} days`;
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0).replace(/\.0$/, '')} s`;
   if (ms < 3_600_000) return `${(ms / 60_000).toFixed(1).replace(/\.0$/, '')} min`;

@@ -1,11 +1,12 @@
 import { useState } from 'react';
-import { Ban, Copy } from 'lucide-react';
+import { Ban, Copy, RefreshCw } from 'lucide-react';
 import { Button } from '../../ui/Button';
 import { EmptyState, ErrorNote } from '../../ui/Panel';
+import { ErrorBoundary } from '../../ui/ErrorBoundary';
 import { isTerminal, type ClassifiedError } from '../../mcp';
 import { useTaskResult, useTaskSnapshot } from '../hooks';
 import { useTasks } from '../store';
-import { cancelTask, refetchResult } from '../actions';
+import { cancelTask, pollNow, refetchResult } from '../actions';
 import { StatusBadge } from './StatusBadge';
 import { Timeline } from './Timeline';
 import { TtlCountdown } from './TtlCountdown';
@@ -136,11 +137,23 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           title="What the tracker waits between polls now: the hint, or longer for your floor, backoff or Retry-After"
           testId="interval-in-force"
           value={
-            task.lifecycle !== 'live'
-              ? '—'
-              : task.nextPollInMs !== null
-                ? formatMs(task.nextPollInMs)
-                : 'paused'
+            task.lifecycle !== 'live' ? (
+              '—'
+            ) : (
+              <span className="flex items-center gap-1">
+                {task.nextPollInMs !== null ? formatMs(task.nextPollInMs) : 'paused'}
+                <button
+                  type="button"
+                  onClick={() => pollNow(taskId)}
+                  className="rounded p-0.5 text-slate-500 hover:bg-slate-100 dark:hover:bg-slate-800"
+                  title="Poll now (tasks/get), whatever the interval"
+                  aria-label="Poll now"
+                  data-testid="poll-now"
+                >
+                  <RefreshCw size={12} />
+                </button>
+              </span>
+            )
           }
         />
         <Stat label="polls" testId="poll-count" value={task.pollCount} />
@@ -162,19 +175,25 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           )}
         </p>
       )}
-      <Timeline task={task} />
+      <ErrorBoundary label="The timeline">
+        <Timeline task={task} />
+      </ErrorBoundary>
       <section>
         <h2 className="mb-2 text-xs font-semibold tracking-wide text-slate-500 uppercase">Result</h2>
-        <ResultView
-          taskId={taskId}
-          answer={result}
-          state={task.result}
-          onAskAgain={() => refetchResult(taskId)}
-        />
+        <ErrorBoundary label="The result" raw={() => result?.value.result}>
+          <ResultView
+            taskId={taskId}
+            answer={result}
+            state={task.result}
+            onAskAgain={() => refetchResult(taskId)}
+          />
+        </ErrorBoundary>
       </section>
       <section>
         <h2 className="mb-2 text-xs font-semibold tracking-wide text-slate-500 uppercase">Observations</h2>
-        <ObservationTable task={task} />
+        <ErrorBoundary label="The observations" raw={() => task.entries.slice(-50)}>
+          <ObservationTable task={task} />
+        </ErrorBoundary>
       </section>
     </div>
   );

@@ -8,9 +8,10 @@ import { useConnection } from '../../state/connection';
 import { EmptyState } from '../../ui/Panel';
 import { TASK_STATUSES } from '../../mcp';
 import { usePollingHealth, useTaskListStatus, useTasks } from '../store';
-import { refreshTaskList, trackTaskId } from '../actions';
+import { refreshTaskList, trackSeenTasks, trackTaskId } from '../actions';
 import { countByFilter, visibleTaskIds, type ListFilter } from '../core/list-filter';
 import { formatMs } from '../core/ttl';
+import { AUTO_TRACK_PER_MINUTE } from '../core/limits';
 import { TaskRow } from './TaskRow';
 
 /** The look of the small inputs in the list's toolbar. */
@@ -61,6 +62,7 @@ export function TaskList() {
   const ids = useTasks(useShallow((s) => visibleTaskIds(s, filter, query)));
   const counts = useTasks(useShallow(countByFilter));
   const total = counts.all ?? 0;
+  const untrackedSeen = useTasks((s) => s.untrackedSeen);
 
   // Rows are a fixed height, so a thousand tasks cost as much to draw as the dozen on screen.
   // eslint-disable-next-line react-hooks/incompatible-library
@@ -163,6 +165,20 @@ export function TaskList() {
           <p className="text-xs text-amber-700 dark:text-amber-400">Live polling is paused.</p>
         )}
         <PollingSaturation />
+        {listStatus.stopped && (
+          <p className="text-xs text-amber-700 dark:text-amber-400" data-testid="list-stopped">
+            {listStatus.stopped}.
+          </p>
+        )}
+        {untrackedSeen > 0 && (
+          <p className="text-xs text-amber-700 dark:text-amber-400" data-testid="untracked-seen">
+            {untrackedSeen.toLocaleString()} more task ids seen in pushes, beyond the {AUTO_TRACK_PER_MINUTE}{' '}
+            a minute followed on their own.{' '}
+            <button type="button" className="underline" onClick={() => void trackSeenTasks()}>
+              Track them
+            </button>
+          </p>
+        )}
         {listStatus.error && (
           <p className="text-xs text-red-600 dark:text-red-400">tasks/list: {listStatus.error.message}</p>
         )}

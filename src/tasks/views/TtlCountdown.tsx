@@ -24,6 +24,9 @@ export function TtlCountdown({ snapshot, purged, compact = false }: Props) {
     case 'none':
       text = 'no expiry';
       break;
+    case 'forever':
+      text = compact ? 'effectively none' : `ttl ${phase.ttl.toPrecision(3)} ms — effectively none`;
+      break;
     case 'unknown':
       text = compact ? '—' : 'unknown (no usable ttl or createdAt)';
       break;

@@ -1,0 +1,102 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DeadlineExceeded, HttpStatusError, WrongResponseId } from './errors';
+import { guardedFetch } from './guarded-fetch';
+import { TrafficTap } from './traffic';
+import { classifyError } from './classify';
+
+/** A receiver that never answers: the fetch settles only when its signal aborts. */
+const silent: typeof fetch = (_input, init) =>
+  new Promise((_resolve, reject) =>
+    init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)),
+  );
+
+const rpc = (method: string, id = 7) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ jsonrpc: '2.0', id, method, params: {} }),
+});
+
+beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
+afterEach(() => vi.useRealTimers());
+
+describe('guardedFetch', () => {
+  it('aborts a poll the receiver never answers at its deadline, frees it, and says so', async () => {
+    const outcomes: boolean[] = [];
+    const guarded = guardedFetch(silent, new TrafficTap(), { outcome: (ok) => outcomes.push(ok) });
+    const poll = guarded('http://r/mcp', rpc('tasks/get'));
+    const caught = poll.catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(4999);
+    expect(outcomes).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    const error = await caught;
+    expect(error).toBeInstanceOf(DeadlineExceeded);
+    expect(outcomes).toEqual([false]);
+    expect(classifyError(error).message).toMatch(
+      /Receiver not answering: no answer to tasks\/get within 5 s/,
+    );
+  });
+
+  it('gives tasks/result and tools/call no deadline: they stay open by design', async () => {
+    const guarded = guardedFetch(silent, new TrafficTap(), {});
+    const controller = new AbortController();
+    const result = guarded('http://r/mcp', { ...rpc('tasks/result'), signal: controller.signal }).catch(
+      (e: unknown) => e,
+    );
+    let settled = false;
+    void result.then(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(30 * 60_000);
+    expect(settled).toBe(false);
+    controller.abort(new Error('closed by the person'));
+    expect(await result).toMatchObject({ message: 'closed by the person' });
+  });
+
+  it('fails at once on a JSON answer that carries another id', async () => {
+    const wrong: typeof fetch = async () =>
+      new Response(JSON.stringify({ jsonrpc: '2.0', id: 1007, result: {} }), {
+        headers: { 'content-type': 'application/json' },
+      });
+    const guarded = guardedFetch(wrong, new TrafficTap(), {});
+    const error = await guarded('http://r/mcp', rpc('tasks/get', 7)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WrongResponseId);
+    expect(classifyError(error).message).toContain('id [1007], expected [7]');
+  });
+
+  it('hands a good JSON answer on whole', async () => {
+    const good: typeof fetch = async () =>
+      new Response(JSON.stringify({ jsonrpc: '2.0', id: 7, result: { ok: true } }), {
+        headers: { 'content-type': 'application/json' },
+      });
+    const response = await guardedFetch(good, new TrafficTap(), {})('http://r/mcp', rpc('tasks/get'));
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 7, result: { ok: true } });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('turns HTTP 429 into an error with its Retry-After', async () => {
+    const busy: typeof fetch = async () =>
+      new Response('slow down', { status: 429, headers: { 'retry-after': '4000' } });
+    const error = await guardedFetch(
+      busy,
+      new TrafficTap(),
+      {},
+    )('http://r/mcp', rpc('tasks/get')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HttpStatusError);
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 4_000_000 });
+  });
+
+  it('keeps notification-stream reconnects a second apart and backs off while they fail fast', async () => {
+    const opened: number[] = [];
+    const closesAtOnce: typeof fetch = async () => {
+      opened.push(Date.now());
+      return new Response('retry: 0\n\n', { headers: { 'content-type': 'text/event-stream' } });
+    };
+    const guarded = guardedFetch(closesAtOnce, new TrafficTap(), {});
+    const get = { method: 'GET', headers: { accept: 'text/event-stream' } };
+    const reconnects = (async () => {
+      for (let i = 0; i < 5; i++) await guarded('http://r/mcp', get);
+    })();
+    await vi.advanceTimersByTimeAsync(60_000);
+    await reconnects;
+    const gaps = opened.slice(1).map((t, i) => t - opened[i]!);
+    expect(gaps).toEqual([2000, 4000, 8000, 16000]);
+  });
+});

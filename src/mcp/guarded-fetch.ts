@@ -1,0 +1,173 @@
+import { DeadlineExceeded, HttpStatusError, WrongResponseId, parseRetryAfter } from './errors';
+import { cutText } from './json';
+import { MAX_BACKOFF_MS, STREAM_RECONNECT_FLOOR_MS, isSessionLost, requestDeadlineMs } from './rules';
+import type { TrafficTap } from './traffic';
+
+export interface FetchHooks {
+  /** The receiver answered 404 (or 400 naming the session) to our session id. */
+  sessionLost?: () => void;
+  /** The GET stream was opened (true) or refused (false). */
+  notificationStream?: (open: boolean) => void;
+  /** Each POST's fate, for the connection's health: answered, or failed (network, deadline, 5xx). */
+  outcome?: (ok: boolean, error?: unknown) => void;
+}
+
+interface Sent {
+  id?: string | number;
+  method?: string;
+}
+
+/** Answers larger than this are handed on unread: checking their ids is not worth reading them twice. */
+const MAX_CHECKED_ANSWER = 1_000_000;
+/** A stream that lived less than this before the next reconnect counts as failing fast. */
+const STREAM_STABLE_MS = 10_000;
+
+function messagesOf(body: unknown): Sent[] {
+  if (typeof body !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return (Array.isArray(parsed) ? parsed : [parsed]).map((m: Sent) => ({
+      id: typeof m?.id === 'string' || typeof m?.id === 'number' ? m.id : undefined,
+      method: typeof m?.method === 'string' ? m.method : undefined,
+    }));
+  } catch {
+    return [];
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The fetch under the SDK transport, where the rules a browser needs against a broken or hostile receiver
+ * live: every short request has a deadline that aborts it and frees its connection (the SDK's own timeout
+ * rejects the promise but leaves the fetch running); a JSON answer carrying another request's id fails at
+ * once instead of after a minute; notification-stream reconnects have a floor whatever `retry:` says; a
+ * failed POST becomes an HttpStatusError with its status, body and Retry-After; and the tap learns each
+ * POST's HTTP status.
+ */
+export function guardedFetch(base: typeof fetch, tap: TrafficTap, hooks: FetchHooks): typeof fetch {
+  let lastStreamAt = -Infinity;
+  let streamGap = STREAM_RECONNECT_FLOOR_MS;
+
+  const openStream = async (input: RequestInfo | URL, init: RequestInit | undefined) => {
+    const now = Date.now();
+    streamGap =
+      now - lastStreamAt < STREAM_STABLE_MS
+        ? Math.min(MAX_BACKOFF_MS, streamGap * 2)
+        : STREAM_RECONNECT_FLOOR_MS;
+    const wait = lastStreamAt + streamGap - now;
+    if (wait > 0) await sleep(wait, init?.signal);
+    lastStreamAt = Date.now();
+    const response = await base(input, init);
+    hooks.notificationStream?.(response.ok);
+    return response;
+  };
+
+  const post = async (input: RequestInfo | URL, init: RequestInit) => {
+    const sent = messagesOf(init.body);
+    const requestIds = sent.flatMap((m) => (m.id !== undefined && m.method ? [m.id] : []));
+    const deadlines = sent.map((m) => (m.method ? requestDeadlineMs(m.method) : 10_000));
+    const deadline = deadlines.some((d) => d === undefined)
+      ? undefined
+      : Math.min(...(deadlines as number[]));
+    const label = sent.find((m) => m.method)?.method ?? 'the request';
+    // Our own timer rather than AbortSignal.timeout, so tests can run it on fake time.
+    const expiry = deadline === undefined ? undefined : new AbortController();
+    const expiryTimer =
+      expiry && setTimeout(() => expiry.abort(new DOMException('deadline', 'TimeoutError')), deadline);
+    const timer = expiry?.signal;
+    const signal = timer && init.signal ? AbortSignal.any([init.signal, timer]) : (timer ?? init.signal);
+    const overdue = (error: unknown) => {
+      clearTimeout(expiryTimer);
+      return timer?.aborted && deadline !== undefined ? new DeadlineExceeded(label, deadline) : error;
+    };
+    let response: Response;
+    try {
+      response = await base(input, { ...init, signal });
+    } catch (error) {
+      const failure = overdue(error);
+      hooks.outcome?.(false, failure);
+      throw failure;
+    }
+    tap.noteHttpStatus(requestIds, response.status);
+    if (!response.ok) {
+      const body = await response.text().catch(() => '');
+      clearTimeout(expiryTimer);
+      const hadSession = new Headers(init.headers).has('mcp-session-id');
+      if (isSessionLost(response.status, body, hadSession)) hooks.sessionLost?.();
+      const kept = cutText(body, 2000);
+      tap.record(
+        'in',
+        { httpStatus: response.status, body: kept },
+        { httpStatus: response.status, kind: 'http-error' },
+      );
+      const failure = new HttpStatusError(
+        response.status,
+        kept,
+        parseRetryAfter(response.headers.get('retry-after')),
+      );
+      hooks.outcome?.(response.status < 500 && response.status !== 429, failure);
+      throw failure;
+    }
+    const type = response.headers.get('content-type') ?? '';
+    const length = Number(response.headers.get('content-length') ?? NaN);
+    if (requestIds.length === 0 || !type.includes('application/json') || length > MAX_CHECKED_ANSWER) {
+      // An SSE answer is read by the SDK: the deadline stays armed until it would have run out.
+      if (!type.includes('text/event-stream')) clearTimeout(expiryTimer);
+      hooks.outcome?.(true);
+      return response;
+    }
+    // A JSON answer is read here, within the deadline, so a body that never ends is aborted too, and an
+    // answer to another id is reported now (the SDK would drop it and wait for its own timeout).
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      const failure = overdue(error);
+      hooks.outcome?.(false, failure);
+      throw failure;
+    }
+    clearTimeout(expiryTimer);
+    let answered: Array<string | number | null> = [];
+    try {
+      const parsed: unknown = JSON.parse(text);
+      answered = (Array.isArray(parsed) ? parsed : [parsed]).map((m: { id?: unknown }) =>
+        typeof m?.id === 'string' || typeof m?.id === 'number' ? m.id : null,
+      );
+    } catch {
+      // Not JSON after all: the SDK reports that in its own words.
+    }
+    if (answered.length > 0 && !requestIds.some((id) => answered.includes(id))) {
+      const failure = new WrongResponseId(requestIds, answered);
+      tap.record('in', JSON.parse(text) as unknown, { httpStatus: response.status });
+      hooks.outcome?.(false, failure);
+      throw failure;
+    }
+    hooks.outcome?.(true);
+    return new Response(text, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+
+  return async (input, init) => {
+    const method = init?.method ?? 'GET';
+    if (method === 'GET') return openStream(input, init);
+    if (method === 'POST' && init) return post(input, init);
+    return base(input, init);
+  };
+}
