@@ -54,6 +54,7 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
       else if (event.status === 'session-lost')
         useConnection.setState({ status: 'error', error: event.error, degraded: undefined });
       else if (event.status === 'degraded') useConnection.setState({ degraded: event });
+      else if (event.status === 'stream-unstable') useConnection.setState({ streamNote: event.note });
       else useConnection.setState({ degraded: undefined });
     }
   };

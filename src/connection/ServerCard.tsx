@@ -26,7 +26,7 @@ function Capability({ on, label }: { on: boolean; label: string }) {
 }
 
 export function ServerCard() {
-  const { status, server, support, error, url } = useConnection();
+  const { status, server, support, error, url, streamNote } = useConnection();
   const dialects = useTasks((s) => s.dialects);
   if (status === 'error' && error) {
     return (
@@ -89,6 +89,14 @@ export function ServerCard() {
           </>
         )}
       </dl>
+      {streamNote && (
+        <p
+          className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-800 dark:bg-amber-950 dark:text-amber-300"
+          data-testid="stream-note"
+        >
+          {streamNote}
+        </p>
+      )}
       {!support?.toolCall && (
         <p className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-800 dark:bg-amber-950 dark:text-amber-300">
           This receiver does not support tasks for tools/call: tools can be listed but not run as tasks.

@@ -52,6 +52,7 @@ export async function connect(rawUrl: string, headers: Record<string, string> = 
     headers,
     status: 'connecting',
     degraded: undefined,
+    streamNote: undefined,
     server: undefined,
     support: undefined,
     error: undefined,

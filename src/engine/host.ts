@@ -38,6 +38,9 @@ const MAX_PENDING_TRAFFIC = 2000;
 /** Inbox events waiting for the page beyond this are dropped, oldest first. */
 const MAX_PENDING_INBOX = 1000;
 const HEALTH_EVERY_MS = 1000;
+/** Above this many tracked tasks, batches go to the page at most every BUSY_BATCH_GAP_MS. */
+const MANY_TASKS = 200;
+const BUSY_BATCH_GAP_MS = 100;
 /** Consecutive failed requests after which the connection shows as degraded. */
 const DEGRADED_AFTER = 3;
 /** Receiver requests waiting for a person at once; more are refused at once, so a flood cannot fill the page. */
@@ -93,6 +96,7 @@ export class EngineHost {
   private credit = true;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private tasksDirty = false;
+  private lastFlushAt = 0;
   private traffic: TrafficEvent[] = [];
   private trafficDropped = 0;
   private inbox: InboxEvent[] = [];
@@ -224,7 +228,22 @@ export class EngineHost {
     const server = session.describeServer();
     // The notification stream holds one connection while it is open; without one, polls may have it.
     const scheduler = new RequestScheduler({ slots: CONNECTIONS_PER_ORIGIN - 2 });
-    session.onNotificationStream = (open) => scheduler.setSlots(CONNECTIONS_PER_ORIGIN - (open ? 2 : 1));
+    const streamOpens: number[] = [];
+    session.onNotificationStream = (open) => {
+      scheduler.setSlots(CONNECTIONS_PER_ORIGIN - (open ? 2 : 1));
+      if (!open) return;
+      // A stream reopened again and again is a receiver closing it at once (often with `retry: 0`): say so.
+      const now = Date.now();
+      streamOpens.push(now);
+      while ((streamOpens[0] ?? now) < now - 60_000) streamOpens.shift();
+      if (streamOpens.length >= 3 && this.current === conn) {
+        this.connectionEvent = {
+          status: 'stream-unstable',
+          note: `The notification stream closed ${streamOpens.length - 1} times in the last minute; Taskscope reopens it no more than every few seconds, backing off.`,
+        };
+        this.schedule();
+      }
+    };
     const queryClient = createQueryClient();
     const conn: Connection = {
       id: command.connectionId,
@@ -477,10 +496,14 @@ export class EngineHost {
   /** Sends soon, if the page has taken the last batch; otherwise changes keep coalescing here. */
   private schedule(): void {
     if (!this.credit || this.flushTimer !== undefined) return;
+    // With hundreds of tasks, a batch every frame costs the page more than anyone sees (bench:ui): then
+    // batches are spaced out, and each carries more.
+    const many = (this.current?.tracker.store.getState().order.length ?? 0) > MANY_TASKS;
+    const wait = many ? Math.max(0, this.lastFlushAt + BUSY_BATCH_GAP_MS - Date.now()) : 0;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       if (this.credit) this.flush(false);
-    }, 0);
+    }, wait);
   }
 
   /** `force`: send now whatever the credit (before a reply, so the page sees what the command did). */
@@ -488,6 +511,7 @@ export class EngineHost {
     const batch = this.takeBatch();
     if (!batch) return;
     if (!force) this.credit = false;
+    this.lastFlushAt = Date.now();
     this.post(batch);
   }
 

@@ -97,7 +97,9 @@ export type ConnectionEvent =
   | { status: 'closed' }
   /** Requests keep failing (network, deadlines, 5xx) since `since`; `healthy` again on the next answer. */
   | { status: 'degraded'; failures: number; since: number; error: ClassifiedError }
-  | { status: 'healthy' };
+  | { status: 'healthy' }
+  /** The GET stream keeps closing right after it opens. */
+  | { status: 'stream-unstable'; note: string };
 
 export interface ListStatus {
   loading: boolean;

@@ -166,13 +166,15 @@ function classifyJsonRpc(code: number, raw: string, data: unknown, ctx: ErrorCon
           }
         : { ...base, kind: 'protocol', message: `The receiver called the request invalid: ${detail}` };
     case JSONRPC.tooManyRequests: {
-      const retry = Number(field(data, 'retryAfter') ?? field(data, 'retryAfterMs'));
+      // retryAfterMs is in ms, retryAfter in seconds (as HTTP's Retry-After); the explicit unit wins.
+      const ms = Number(field(data, 'retryAfterMs'));
+      const seconds = Number(field(data, 'retryAfter'));
       const retryAfterMs =
-        Number.isFinite(retry) && retry > 0
-          ? field(data, 'retryAfterMs')
-            ? retry
-            : retry * 1000
-          : undefined;
+        Number.isFinite(ms) && ms > 0
+          ? ms
+          : Number.isFinite(seconds) && seconds > 0
+            ? seconds * 1000
+            : undefined;
       return {
         ...base,
         kind: 'rate-limited',

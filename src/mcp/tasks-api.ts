@@ -98,18 +98,27 @@ export class TasksApi {
    * Every page of tasks/list, up to MAX_PAGES pages or MAX_LISTED tasks, stopping at a repeated cursor;
    * `stopped` says why it stopped early. An entry that is not a task becomes a warning.
    */
-  async listTasks(): Promise<{ tasks: TaskSnapshot[]; warnings: Warning[]; stopped?: string }> {
+  async listTasks(): Promise<{
+    tasks: TaskSnapshot[];
+    warnings: Warning[];
+    /** Each task's own warnings, so they land on its timeline. */
+    warningsFor?: Map<string, Warning[]>;
+    stopped?: string;
+  }> {
     if (!this.support.list)
       throw new LocalRefusal('The receiver does not offer tasks/list (no tasks.list capability).');
     const tasks: TaskSnapshot[] = [];
     const warnings: Warning[] = [];
+    const warningsFor = new Map<string, Warning[]>();
     const stopped = await this.eachPage('tasks/list', 'tasks', (item) => {
       const read = normaliseTask(item);
-      if (warnings.length < 100)
+      if (read.value) {
+        tasks.push(read.value);
+        if (read.warnings.length > 0) warningsFor.set(read.value.taskId, read.warnings);
+      } else if (warnings.length < 100)
         warnings.push(...read.warnings.map((w) => ({ ...w, message: `tasks/list: ${w.message}` })));
-      if (read.value) tasks.push(read.value);
     });
-    return { tasks, warnings, stopped };
+    return { tasks, warnings, warningsFor, stopped };
   }
 
   /** Status pushes under any of the three names, normalised; returns the unsubscribe. */

@@ -14,6 +14,8 @@ export interface ConnectionState {
   error?: ClassifiedError;
   /** Set while requests keep failing on a connected session: how many, since when, the last error. */
   degraded?: { failures: number; since: number; error: ClassifiedError };
+  /** Set when the notification stream keeps closing right after it opens. */
+  streamNote?: string;
 }
 
 export const useConnection = create<ConnectionState>()(() => ({

@@ -39,9 +39,10 @@ describe('TaskTracker results', () => {
 describe('TaskTracker TTL and purge', () => {
   it('after a terminal task’s ttl runs out, asks once whether it was purged', async () => {
     let purged = false;
+    const createdAt = new Date(Date.now()).toISOString();
     ctx.receiver.onGet = async () => {
       if (purged) throw rpcError(-32602, 'Task has expired');
-      return rawTask({ status: 'completed', ttl: 5000 });
+      return rawTask({ status: 'completed', ttl: 5000, createdAt });
     };
     ctx.receiver.onResult = async () => ({ content: [] });
     start(rawTask({ ttl: 5000 }));

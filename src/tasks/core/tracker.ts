@@ -6,6 +6,7 @@ import {
   sequenceWarnings,
   type ClassifiedError,
   type Normalised,
+  type Warning,
   type TaskSnapshot,
 } from '../../mcp';
 import { queryKeys } from './query-keys';
@@ -22,7 +23,7 @@ import {
   type TasksStore,
   type TrackedTask,
 } from './store';
-import { ClockOffsetEstimator, mergeSnapshot } from './merge';
+import { CLOCK_OUTLIER_MS, ClockOffsetEstimator, mergeSnapshot } from './merge';
 import { unlimitedScheduler } from './request-scheduler';
 import { formatMs } from './ttl';
 import { AUTO_TRACK_PER_MINUTE, MAX_SEEN_UNTRACKED, PUSH_COALESCE_MS } from './limits';
@@ -65,6 +66,7 @@ export class TaskTracker {
   private readonly clockOutliers = new Set<string>();
   private readonly unsubscribe: () => void;
   private disposed = false;
+  private readonly snapshots = new Map<string, TaskSnapshot>();
   /** When each recent automatic track from a push happened, for the per-minute limit. */
   private readonly autoTracked: number[] = [];
   private readonly seenUntracked = new Set<string>();
@@ -174,8 +176,12 @@ export class TaskTracker {
     void this.poller.poll(taskId);
   }
 
+  /**
+   * The latest merged snapshot. The query cache holds the same value (fetchQuery's data, or setQueryData);
+   * this map is read several times per poll, where hashing a query key each time showed up in profiles.
+   */
   snapshot(taskId: string): TaskSnapshot | undefined {
-    return this.queryClient.getQueryData<TaskSnapshot>(queryKeys.task(this.connectionId, taskId));
+    return this.snapshots.get(taskId);
   }
 
   isTracked(taskId: string): boolean {
@@ -219,9 +225,9 @@ export class TaskTracker {
   /** tasks/list, every page: tracks what is new, and updates what is known; says why a listing stopped early. */
   async syncList(): Promise<string | undefined> {
     const sentAt = this.clock.now();
-    const { tasks, stopped } = await this.api.listTasks();
+    const { tasks, stopped, warningsFor } = await this.api.listTasks();
     for (const snapshot of tasks) {
-      const update = { value: snapshot, warnings: [] };
+      const update = { value: snapshot, warnings: warningsFor?.get(snapshot.taskId) ?? [] };
       if (this.poller.has(snapshot.taskId)) this.observe(snapshot.taskId, update, { source: 'list', sentAt });
       else this.track(snapshot.taskId, { origin: 'list', initial: update, source: 'list', sentAt });
     }
@@ -301,22 +307,12 @@ export class TaskTracker {
       warnings.push(...sequenceWarnings(value, previous));
     }
     const merged = value ? mergeSnapshot(previous, value) : previous;
+    if (merged) this.snapshots.set(taskId, merged);
     // tasks/get is where the dialects differ (the create answer is {task} in both).
     if (value && (meta.source === 'poll' || value.shape === 'v2')) {
       noteDialect(this.store, value.shape === 'v2' ? 'v2' : value.shape === 'wrapped' ? 'user-docs' : 'spec');
     }
-    if (value) {
-      const clock = this.clockOffset.note(taskId, value, previous, at);
-      if (clock.offset !== undefined)
-        this.store.setState({ clockOffsetMs: clock.offset, clockSamples: this.clockOffset.count });
-      if (clock.outlierMs !== undefined && !this.clockOutliers.has(taskId)) {
-        this.clockOutliers.add(taskId);
-        warnings.push({
-          code: 'bad-timestamp',
-          message: `lastUpdatedAt is ${formatMs(Math.abs(clock.outlierMs))} ${clock.outlierMs > 0 ? 'ahead of' : 'behind'} this receiver's other tasks: left out of the clock offset`,
-        });
-      }
-    }
+    if (value) this.checkClock(taskId, value, previous, at, meta.source, warnings);
     const task = this.store.getState().tasks.get(taskId);
     if (!task) return merged;
     const becameTerminal = task.lifecycle === 'live' && isTerminal(merged?.status);
@@ -351,6 +347,33 @@ export class TaskTracker {
     if (becameTerminal && merged) this.onTerminal(taskId, merged);
     if (askedForInput && this.openResultForInput) this.results.openForInput(taskId);
     return merged;
+  }
+
+  /**
+   * Feeds the receiver's clock estimate and flags timestamps that cannot be right. Only a lastUpdatedAt we
+   * saw change (or a create answer, written just now) says what the receiver's clock reads; a listed task's
+   * may be hours old. A timestamp further ahead of its arrival than the offset allows is flagged, once.
+   */
+  private checkClock(
+    taskId: string,
+    value: TaskSnapshot,
+    previous: TaskSnapshot | undefined,
+    at: number,
+    source: ObservationSource,
+    warnings: Warning[],
+  ): void {
+    const fresh = previous !== undefined || source === 'create';
+    const clock = fresh ? this.clockOffset.note(taskId, value, previous, at) : {};
+    if (clock.offset !== undefined)
+      this.store.setState({ clockOffsetMs: clock.offset, clockSamples: this.clockOffset.count });
+    const ahead = (value.lastUpdatedAtMs ?? -Infinity) - at - this.store.getState().clockOffsetMs;
+    const off = clock.outlierMs ?? (ahead > CLOCK_OUTLIER_MS ? ahead : undefined);
+    if (off === undefined || this.clockOutliers.has(taskId)) return;
+    this.clockOutliers.add(taskId);
+    warnings.push({
+      code: 'bad-timestamp',
+      message: `lastUpdatedAt is ${formatMs(Math.abs(off))} ${off > 0 ? 'ahead of' : 'behind'} this receiver's clock as its other answers show it: left out of the clock offset`,
+    });
   }
 
   private onTerminal(taskId: string, snapshot: TaskSnapshot): void {
