@@ -121,6 +121,25 @@ interface CaseFigures {
   timedOut: boolean;
 }
 
+/** A case's figures before anything is measured (or when it ran out of time). */
+function blankFigures(name: CaseName, counts: CaseFigures['counts'], timedOut: boolean): CaseFigures {
+  return {
+    name,
+    navigation: 'ok',
+    probes: [],
+    clicked: false,
+    afterClick: NaN,
+    finalProbe: NaN,
+    counts,
+    heap: null,
+    workers: 0,
+    state: null,
+    pageErrors: [],
+    crashed: false,
+    timedOut,
+  };
+}
+
 async function runCase(
   browser: Browser,
   receiver: HostileReceiver,
@@ -129,21 +148,7 @@ async function runCase(
 ): Promise<CaseFigures> {
   receiver.reset(name);
   const context = await browser.newContext({ viewport: VIEWPORT });
-  const figures: CaseFigures = {
-    name,
-    navigation: 'ok',
-    probes: [],
-    clicked: false,
-    afterClick: NaN,
-    finalProbe: NaN,
-    counts: receiver.counts(name),
-    heap: null,
-    workers: 0,
-    state: null,
-    pageErrors: [],
-    crashed: false,
-    timedOut: false,
-  };
+  const figures = blankFigures(name, receiver.counts(name), false);
   try {
     const page = await context.newPage();
     // tsx names functions with an __name helper, which functions sent to the page bring along.
@@ -303,21 +308,7 @@ try {
     const figures = await within(runCase(browser, receiver, app.url, name), CASE_BUDGET_MS);
     const result: CaseFigures =
       figures === TIMED_OUT
-        ? {
-            name,
-            navigation: '?',
-            probes: [],
-            clicked: false,
-            afterClick: NaN,
-            finalProbe: NaN,
-            counts: receiver.counts(name),
-            heap: null,
-            workers: 0,
-            state: null,
-            pageErrors: [],
-            crashed: false,
-            timedOut: true,
-          }
+        ? { ...blankFigures(name, receiver.counts(name), true), navigation: '?' }
         : figures;
     all.push(result);
     console.log(

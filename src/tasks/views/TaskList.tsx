@@ -1,11 +1,11 @@
-import { useRef, useState, type FormEvent } from 'react';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { useState, type FormEvent } from 'react';
 import { ChartNoAxesGantt, ListTodo, Pause, Play, RefreshCw, Search } from 'lucide-react';
 import { useShallow } from 'zustand/react/shallow';
 import { useSelection } from '../../state/selection';
 import { usePreferences } from '../../state/preferences';
 import { useConnection } from '../../state/connection';
 import { EmptyState } from '../../ui/Panel';
+import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
 import { usePollingHealth, useTaskListStatus, useTasks } from '../store';
 import { refreshTaskList, trackSeenTasks, trackTaskId } from '../actions';
@@ -57,21 +57,11 @@ export function TaskList() {
   const [filter, setFilter] = useState<ListFilter>('all');
   const [query, setQuery] = useState('');
   const [paste, setPaste] = useState('');
-  const parentRef = useRef<HTMLDivElement>(null);
   // Ids and counts only: a poll that changes a task's record re-renders its row, not the list.
   const ids = useTasks(useShallow((s) => visibleTaskIds(s, filter, query)));
   const counts = useTasks(useShallow(countByFilter));
   const total = counts.all ?? 0;
   const untrackedSeen = useTasks((s) => s.untrackedSeen);
-
-  // Rows are a fixed height, so a thousand tasks cost as much to draw as the dozen on screen.
-  // eslint-disable-next-line react-hooks/incompatible-library
-  const virtualizer = useVirtualizer({
-    count: ids.length,
-    getScrollElement: () => parentRef.current,
-    estimateSize: () => 48,
-    overscan: 8,
-  });
 
   const submitPaste = (event: FormEvent) => {
     event.preventDefault();
@@ -188,29 +178,12 @@ export function TaskList() {
           {total === 0 ? 'Run a tool as a task, or follow a task id.' : 'Change the filter or the search.'}
         </EmptyState>
       ) : (
-        <div ref={parentRef} className="min-h-0 flex-1 overflow-y-auto" data-testid="task-list">
-          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-            {virtualizer.getVirtualItems().map((item) => {
-              const taskId = ids[item.index];
-              if (taskId === undefined) return null;
-              return (
-                <div
-                  key={taskId}
-                  style={{
-                    position: 'absolute',
-                    top: 0,
-                    left: 0,
-                    right: 0,
-                    height: item.size,
-                    transform: `translateY(${item.start}px)`,
-                  }}
-                >
-                  <TaskRow taskId={taskId} />
-                </div>
-              );
-            })}
-          </div>
-        </div>
+        <VirtualRows
+          ids={ids}
+          rowHeight={48}
+          testId="task-list"
+          renderRow={(taskId) => <TaskRow taskId={taskId} />}
+        />
       )}
     </div>
   );

@@ -1,9 +1,9 @@
-import { memo, useRef } from 'react';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo } from 'react';
 import { ChartNoAxesGantt } from 'lucide-react';
 import { useNow } from '../../state/clock';
 import { useSelection } from '../../state/selection';
 import { EmptyState } from '../../ui/Panel';
+import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
 import { useTasks } from '../store';
 import { taskSegments, timelineStart } from '../core/timeline-model';
@@ -72,14 +72,6 @@ export function Waterfall() {
     return first;
   });
   const now = useNow();
-  const parentRef = useRef<HTMLDivElement>(null);
-  // eslint-disable-next-line react-hooks/incompatible-library
-  const virtualizer = useVirtualizer({
-    count: order.length,
-    getScrollElement: () => parentRef.current,
-    estimateSize: () => ROW_PX,
-    overscan: 20,
-  });
   if (order.length === 0 || !Number.isFinite(origin)) {
     return (
       <EmptyState icon={<ChartNoAxesGantt size={24} />} title="No tasks yet">
@@ -106,29 +98,13 @@ export function Waterfall() {
         <span>{formatMs(span / 2)} ago</span>
         <span>now</span>
       </div>
-      <div ref={parentRef} className="min-h-0 flex-1 overflow-y-auto" data-testid="waterfall-scroll">
-        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-          {virtualizer.getVirtualItems().map((item) => {
-            const taskId = order[item.index];
-            if (taskId === undefined) return null;
-            return (
-              <div
-                key={taskId}
-                style={{
-                  position: 'absolute',
-                  top: 0,
-                  left: 0,
-                  right: 0,
-                  height: item.size,
-                  transform: `translateY(${item.start}px)`,
-                }}
-              >
-                <WaterfallRow taskId={taskId} origin={origin} span={span} now={now} />
-              </div>
-            );
-          })}
-        </div>
-      </div>
+      <VirtualRows
+        ids={order}
+        rowHeight={ROW_PX}
+        overscan={20}
+        testId="waterfall-scroll"
+        renderRow={(taskId) => <WaterfallRow taskId={taskId} origin={origin} span={span} now={now} />}
+      />
     </div>
   );
 }
