@@ -169,6 +169,8 @@ export class EngineHost {
       case 'refetchResult':
         conn?.tracker.refetchResult(command.taskId);
         return null;
+      case 'stopResult':
+        return conn ? conn.tracker.stopResult(command.taskId) : false;
       case 'pollNow':
         conn?.tracker.pollNow(command.taskId);
         return null;

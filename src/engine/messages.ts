@@ -39,6 +39,7 @@ export type Command =
   | { type: 'cancel'; taskId: string }
   | { type: 'refetchResult'; taskId: string }
   | { type: 'pollNow'; taskId: string }
+  | { type: 'stopResult'; taskId: string }
   /** Follow the task ids that pushes named beyond the automatic limit. */
   | { type: 'trackSeen' }
   | { type: 'syncList' }
@@ -69,6 +70,7 @@ export interface Replies {
   cancel: ClassifiedError | null;
   refetchResult: null;
   pollNow: null;
+  stopResult: boolean;
   trackSeen: number;
   syncList: ClassifiedError | null;
   answer: boolean;

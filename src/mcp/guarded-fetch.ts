@@ -58,7 +58,18 @@ function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
  * failed POST becomes an HttpStatusError with its status, body and Retry-After; and the tap learns each
  * POST's HTTP status.
  */
-export function guardedFetch(base: typeof fetch, tap: TrafficTap, hooks: FetchHooks): typeof fetch {
+/**
+ * The fetch of each request in flight, by JSON-RPC id, so a cancel can end it: the SDK's timeout and its abort
+ * signal reject the promise and send notifications/cancelled, but leave the fetch (and its connection) open.
+ */
+export type InFlightRequests = Map<string | number, AbortController>;
+
+export function guardedFetch(
+  base: typeof fetch,
+  tap: TrafficTap,
+  hooks: FetchHooks,
+  inFlight: InFlightRequests = new Map(),
+): typeof fetch {
   let lastStreamAt = -Infinity;
   let streamGap = STREAM_RECONNECT_FLOOR_MS;
 
@@ -89,9 +100,19 @@ export function guardedFetch(base: typeof fetch, tap: TrafficTap, hooks: FetchHo
     const expiryTimer =
       expiry && setTimeout(() => expiry.abort(new DOMException('deadline', 'TimeoutError')), deadline);
     const timer = expiry?.signal;
-    const signal = timer && init.signal ? AbortSignal.any([init.signal, timer]) : (timer ?? init.signal);
+    const cancel = new AbortController();
+    for (const id of requestIds) inFlight.set(id, cancel);
+    const release = () => {
+      for (const id of requestIds) if (inFlight.get(id) === cancel) inFlight.delete(id);
+    };
+    cancel.signal.addEventListener('abort', release, { once: true });
+    const signals = [init.signal, timer, requestIds.length > 0 ? cancel.signal : undefined].filter(
+      (s): s is AbortSignal => s !== undefined && s !== null,
+    );
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     const overdue = (error: unknown) => {
       clearTimeout(expiryTimer);
+      release();
       return timer?.aborted && deadline !== undefined ? new DeadlineExceeded(label, deadline) : error;
     };
     let response: Response;
@@ -106,6 +127,7 @@ export function guardedFetch(base: typeof fetch, tap: TrafficTap, hooks: FetchHo
     if (!response.ok) {
       const body = await response.text().catch(() => '');
       clearTimeout(expiryTimer);
+      release();
       const hadSession = new Headers(init.headers).has('mcp-session-id');
       if (isSessionLost(response.status, body, hadSession)) hooks.sessionLost?.();
       const kept = cutText(body, 2000);
@@ -124,11 +146,12 @@ export function guardedFetch(base: typeof fetch, tap: TrafficTap, hooks: FetchHo
     }
     const type = response.headers.get('content-type') ?? '';
     const length = Number(response.headers.get('content-length') ?? NaN);
-    if (type.includes('text/event-stream') && expiryTimer !== undefined && response.body) {
-      // An SSE answer is read by the SDK. The deadline stays armed until the stream ends; if it runs out
-      // first, the stream is aborted and the request counts as failed, as a JSON one would.
+    if (type.includes('text/event-stream') && requestIds.length > 0 && response.body) {
+      // An SSE answer is read by the SDK. A deadline stays armed until the stream ends; if it runs out first,
+      // the stream is aborted and the request counts as failed, as a JSON one would. A cancel ends it too.
       const done = () => {
         clearTimeout(expiryTimer);
+        release();
         hooks.outcome?.(true);
       };
       timer?.addEventListener(
@@ -147,6 +170,7 @@ export function guardedFetch(base: typeof fetch, tap: TrafficTap, hooks: FetchHo
     }
     if (requestIds.length === 0 || !type.includes('application/json') || length > MAX_CHECKED_ANSWER) {
       clearTimeout(expiryTimer);
+      release();
       // A notification's 202 says the receiver is up, not that it answers: health counts requests only.
       if (requestIds.length > 0) hooks.outcome?.(true);
       return response;
@@ -162,6 +186,7 @@ export function guardedFetch(base: typeof fetch, tap: TrafficTap, hooks: FetchHo
       throw failure;
     }
     clearTimeout(expiryTimer);
+    release();
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -9,7 +9,7 @@ import {
 import { z } from 'zod';
 import { TrafficTap } from './traffic';
 import { relatedTaskId, requestDeadlineMs } from './rules';
-import { guardedFetch, type FetchHooks } from './guarded-fetch';
+import { guardedFetch, type FetchHooks, type InFlightRequests } from './guarded-fetch';
 
 export const CLIENT_INFO = { name: 'taskscope', title: 'Taskscope', version: '0.1.0' };
 
@@ -72,6 +72,7 @@ class TappedTransport implements Transport {
   constructor(
     readonly inner: StreamableHTTPClientTransport,
     private readonly tap: TrafficTap,
+    private readonly inFlight: InFlightRequests,
   ) {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
@@ -91,6 +92,10 @@ class TappedTransport implements Transport {
   }
   send(message: JSONRPCMessage, options?: TransportSendOptions) {
     this.tap.record('out', message);
+    // The SDK gave up on a request (its timeout, or the caller's abort): end its fetch as well.
+    const cancelled = message as { method?: string; params?: { requestId?: string | number } };
+    if (cancelled.method === 'notifications/cancelled' && cancelled.params?.requestId !== undefined)
+      this.inFlight.get(cancelled.params.requestId)?.abort(new DOMException('cancelled', 'AbortError'));
     return this.inner.send(message, options);
   }
   close() {
@@ -129,11 +134,12 @@ export class McpSession {
     const tap = options.tap ?? new TrafficTap();
     const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     const hooks: FetchHooks = {};
+    const inFlight: InFlightRequests = new Map();
     const inner = new StreamableHTTPClientTransport(new URL(options.url), {
-      fetch: guardedFetch(baseFetch, tap, hooks),
+      fetch: guardedFetch(baseFetch, tap, hooks, inFlight),
       requestInit: options.headers ? { headers: options.headers } : undefined,
     });
-    const transport = new TappedTransport(inner, tap);
+    const transport = new TappedTransport(inner, tap, inFlight);
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
     const session = new McpSession(client, transport, tap, options.url, options.requestTimeoutMs ?? 60_000);
     hooks.sessionLost = () => session.onSessionLost?.();

@@ -1,11 +1,27 @@
-import { RotateCw } from 'lucide-react';
+import { CircleStop, RotateCw } from 'lucide-react';
 import { Button } from '../ui/Button';
 import { ErrorNote } from '../ui/Panel';
 import { ResultBody } from './ResultBody';
 import type { Normalised, TaskResultSnapshot } from '../mcp';
 import type { ResultState } from '../tasks/core/store';
 
-function StateNote({ state, onAskAgain }: { state: ResultState; onAskAgain: () => void }) {
+function StopButton({ onStop }: { onStop: () => void }) {
+  return (
+    <Button variant="ghost" onClick={onStop} title="Cancel this tasks/result and free its connection">
+      <CircleStop size={12} /> Stop waiting
+    </Button>
+  );
+}
+
+function StateNote({
+  state,
+  onAskAgain,
+  onStop,
+}: {
+  state: ResultState;
+  onAskAgain: () => void;
+  onStop: () => void;
+}) {
   switch (state.state) {
     case 'none':
       return (
@@ -17,7 +33,7 @@ function StateNote({ state, onAskAgain }: { state: ResultState; onAskAgain: () =
       return (
         <p className="text-sm text-slate-500">
           The task needs input: tasks/result is open so the receiver can ask its questions; it brings the
-          result when the task ends.
+          result when the task ends. <StopButton onStop={onStop} />
         </p>
       );
     case 'queued-for-input':
@@ -29,7 +45,18 @@ function StateNote({ state, onAskAgain }: { state: ResultState; onAskAgain: () =
       );
     case 'fetching':
       return (
-        <p className="text-sm text-slate-500">Fetching the result (tasks/result, attempt {state.attempt})…</p>
+        <p className="text-sm text-slate-500">
+          Fetching the result (tasks/result, attempt {state.attempt})… <StopButton onStop={onStop} />
+        </p>
+      );
+    case 'stopped':
+      return (
+        <p className="text-sm text-slate-500" data-testid="result-stopped">
+          You stopped waiting for tasks/result.{' '}
+          <Button variant="ghost" onClick={onAskAgain}>
+            <RotateCw size={12} /> Ask again
+          </Button>
+        </p>
       );
     case 'not-ready':
       return (
@@ -66,12 +93,14 @@ export function ResultView({
   answer,
   state,
   onAskAgain,
+  onStop,
 }: {
   taskId: string;
   answer: Normalised<TaskResultSnapshot> | undefined;
   state: ResultState;
   onAskAgain: () => void;
+  onStop: () => void;
 }) {
-  if (!answer) return <StateNote state={state} onAskAgain={onAskAgain} />;
+  if (!answer) return <StateNote state={state} onAskAgain={onAskAgain} onStop={onStop} />;
   return <ResultBody answer={answer} fileName={`task-${taskId.slice(0, 24)}-result.json`} />;
 }

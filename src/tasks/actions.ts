@@ -33,6 +33,11 @@ export function pollNow(taskId: string): void {
   void getEngine().request({ type: 'pollNow', taskId });
 }
 
+/** Stops waiting for a task's open tasks/result, freeing the connection it holds. */
+export function stopResult(taskId: string): void {
+  void getEngine().request({ type: 'stopResult', taskId });
+}
+
 /** Follows the task ids pushes named beyond the automatic limit. */
 export function trackSeenTasks(): Promise<number> {
   return getEngine().request({ type: 'trackSeen' });

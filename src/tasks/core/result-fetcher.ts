@@ -63,6 +63,10 @@ export class ResultFetcher {
   /** open: a tasks/result is waiting; queued: waiting for a free connection; refused: the receiver said not-ready. */
   private readonly inputCalls = new Map<string, 'open' | 'queued' | 'refused'>();
   private readonly inputQueue: string[] = [];
+  /** The tasks/result calls out now, so a person can stop waiting for one. */
+  private readonly open = new Map<string, AbortController>();
+  /** Calls the person stopped: their failure is recorded as that, not as an error of the receiver. */
+  private readonly stoppedByPerson = new Set<string>();
   private openCount = 0;
 
   constructor(private readonly deps: FetcherDeps) {}
@@ -131,9 +135,12 @@ export class ResultFetcher {
         queryFn: () =>
           scheduler.run('result', sentAt, () => {
             sentAt = clock.now();
-            return api.getTaskResult(taskId, { timeoutMs });
+            const controller = new AbortController();
+            this.open.set(taskId, controller);
+            return api.getTaskResult(taskId, { timeoutMs, signal: controller.signal });
           }),
       })
+      .finally(() => this.open.delete(taskId))
       .then(
         (answer) => {
           if (forInput) this.inputCallEnded();
@@ -142,6 +149,17 @@ export class ResultFetcher {
         (error: unknown) => {
           if (forInput) this.inputCallEnded();
           if (this.deps.isDisposed()) return;
+          if (this.stoppedByPerson.delete(taskId)) {
+            this.inputCalls.delete(taskId);
+            this.requested.delete(taskId);
+            this.record(taskId, sentAt, 'failed', () => ({ state: 'stopped' }), {
+              error: {
+                kind: 'other',
+                message: 'You stopped waiting for tasks/result; its connection was freed.',
+              },
+            });
+            return;
+          }
           if (forInput) this.inputFailed(taskId, error, sentAt);
           else this.failed(taskId, error, sentAt, attempt);
         },
@@ -236,6 +254,18 @@ export class ResultFetcher {
         this.fetch(taskId, true, attempt + 1);
       }, retryInMs),
     );
+  }
+
+  /**
+   * Stops waiting for an open tasks/result (a 2025-11-25 receiver holds it until the task ends): the call
+   * is cancelled, its fetch ended and its connection freed. Asking again is the person's choice.
+   */
+  stop(taskId: string): boolean {
+    const controller = this.open.get(taskId);
+    if (!controller) return false;
+    this.stoppedByPerson.add(taskId);
+    controller.abort(new Error('stopped by the person'));
+    return true;
   }
 
   dispose(): void {

@@ -77,7 +77,9 @@ export type ResultState =
   | { state: 'fetched'; at: number }
   | { state: 'not-ready' }
   | { state: 'retrying'; attempt: number; error: ClassifiedError }
-  | { state: 'unavailable'; error: ClassifiedError };
+  | { state: 'unavailable'; error: ClassifiedError }
+  /** The person stopped waiting for an open tasks/result. */
+  | { state: 'stopped' };
 
 export interface TrackedTask {
   taskId: string;

@@ -170,6 +170,11 @@ export class TaskTracker {
     return count;
   }
 
+  /** Stops waiting for this task's open tasks/result, freeing its connection. */
+  stopResult(taskId: string): boolean {
+    return this.results.stop(taskId);
+  }
+
   /** Polls a live task now, by hand (a receiver that asked for a pollInterval of years, say). */
   pollNow(taskId: string): void {
     if (this.store.getState().tasks.get(taskId)?.lifecycle !== 'live') return;

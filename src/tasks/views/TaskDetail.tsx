@@ -6,7 +6,7 @@ import { ErrorBoundary } from '../../ui/ErrorBoundary';
 import { isTerminal, type ClassifiedError } from '../../mcp';
 import { useTaskResult, useTaskSnapshot } from '../hooks';
 import { useTasks } from '../store';
-import { cancelTask, pollNow, refetchResult } from '../actions';
+import { cancelTask, pollNow, refetchResult, stopResult } from '../actions';
 import { StatusBadge } from './StatusBadge';
 import { Timeline } from './Timeline';
 import { TtlCountdown } from './TtlCountdown';
@@ -186,6 +186,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
             answer={result}
             state={task.result}
             onAskAgain={() => refetchResult(taskId)}
+            onStop={() => stopResult(taskId)}
           />
         </ErrorBoundary>
       </section>
