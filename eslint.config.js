@@ -7,15 +7,15 @@ import globals from 'globals';
 
 /**
  * The layers, lowest first (README, "Architecture"): each may import only from layers below it and itself.
- *   mcp → tasks/core → engine → state, ui → results, inbox, traffic → tasks → connection, tools → app
+ *   mcp → tasks/core → engine → ui → state → results, inbox, traffic → tasks → connection, tools → app
  * devserver is Node only and may use mcp alone.
  */
 const below = {
   mcp: [],
   'tasks/core': ['mcp'],
   engine: ['mcp', 'tasks/core'],
+  ui: ['mcp', 'tasks/core', 'engine'],
   state: ['mcp', 'tasks/core', 'engine', 'ui'],
-  ui: ['mcp', 'tasks/core', 'engine', 'state'],
   results: ['mcp', 'tasks/core', 'engine', 'state', 'ui'],
   inbox: ['mcp', 'tasks/core', 'engine', 'state', 'ui'],
   traffic: ['mcp', 'tasks/core', 'engine', 'state', 'ui'],

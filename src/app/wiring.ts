@@ -4,7 +4,7 @@ import type { Batch } from '../engine/messages';
 import { useConnection } from '../state/connection';
 import { useInbox } from '../inbox/store';
 import { useTraffic } from '../traffic/store';
-import { tasksStore, usePollingHealth, useTaskListStatus } from '../tasks/store';
+import { resetTaskRecords, tasksStore, usePollingHealth, useTaskListStatus } from '../tasks/store';
 import { applyTaskChanges } from '../tasks/core/task-changes';
 import { queryKeys } from '../tasks/core/query-keys';
 import { usePreferences } from '../state/preferences';
@@ -27,17 +27,7 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
     if (tasksConnection !== batch.connectionId) {
       const previous = tasksConnection;
       tasksConnection = batch.connectionId;
-      tasksStore.setState({
-        tasks: new Map(),
-        order: [],
-        version: 0,
-        clockOffsetMs: 0,
-        clockSamples: 0,
-        dialects: [],
-        untrackedSeen: 0,
-      });
-      useTaskListStatus.setState({ loading: false, lastSyncedAt: undefined, error: undefined });
-      usePollingHealth.setState({ health: undefined });
+      resetTaskRecords();
       if (previous) queryClient.removeQueries({ queryKey: queryKeys.connection(previous) });
     }
     if (batch.tasks) applyTaskChanges(tasksStore, batch.tasks);
@@ -48,18 +38,26 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
     if (batch.listStatus) useTaskListStatus.setState(batch.listStatus, true);
     if (batch.polling) usePollingHealth.setState({ health: batch.polling });
     if (batch.refused) useInbox.setState({ refused: batch.refused });
-    const event = batch.connection;
-    if (event && connection.status === 'connected') {
-      if (event.status === 'closed') useConnection.setState({ status: 'closed', degraded: undefined });
-      else if (event.status === 'session-lost')
-        useConnection.setState({ status: 'error', error: event.error, degraded: undefined });
-      else if (event.status === 'degraded') useConnection.setState({ degraded: event });
-      else if (event.status === 'stream-unstable') useConnection.setState({ streamNote: event.note });
-      else useConnection.setState({ degraded: undefined });
-    }
+    const news = batch.connection;
+    // Health news can come before the connect's reply has set "connected"; it is kept either way.
+    if (news?.degraded !== undefined) useConnection.setState({ degraded: news.degraded ?? undefined });
+    if (news?.streamNote) useConnection.setState({ streamNote: news.streamNote });
+    if (news?.sessionLost && useConnection.getState().status === 'connected')
+      useConnection.setState({ status: 'error', error: news.sessionLost, degraded: undefined });
+    else if (news?.closed && useConnection.getState().status === 'connected')
+      useConnection.setState({ status: 'closed', degraded: undefined });
   };
 
-  const stopBatches = engine.onBatch((batches) => batches.forEach(applyOne));
+  const stopBatches = engine.onBatch((batches) => {
+    // One batch that cannot be applied must not cost the others (task changes are sent only once).
+    for (const batch of batches) {
+      try {
+        applyOne(batch);
+      } catch (error) {
+        console.error('Taskscope: a batch from the engine could not be applied', error);
+      }
+    }
+  });
 
   const settings = () => {
     const { pollingPaused, minPollIntervalMs } = usePreferences.getState();

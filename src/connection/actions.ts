@@ -1,4 +1,5 @@
 import { getEngine } from '../engine/bridge';
+import { resetTaskRecords } from '../tasks/store';
 import { usePreferences } from '../state/preferences';
 import { useSelection } from '../state/selection';
 import { useConnection } from '../state/connection';
@@ -22,7 +23,9 @@ export async function disconnect(): Promise<void> {
   useConnection.setState((s) => ({
     id: s.id + 1,
     status: status === 'idle' ? 'idle' : 'closed',
+    degraded: undefined,
   }));
+  resetTaskRecords();
   await getEngine().request({ type: 'disconnect' });
 }
 
@@ -44,6 +47,9 @@ export async function connect(rawUrl: string, headers: Record<string, string> = 
       support: undefined,
       error: { kind: 'other', message: `"${rawUrl}" is not an http(s) URL.` },
     });
+    // The previous session must not go on polling unseen behind this error.
+    resetTaskRecords();
+    await getEngine().request({ type: 'disconnect' });
     return;
   }
   useConnection.setState({
@@ -57,6 +63,7 @@ export async function connect(rawUrl: string, headers: Record<string, string> = 
     support: undefined,
     error: undefined,
   });
+  resetTaskRecords();
   const { pollingPaused, minPollIntervalMs } = usePreferences.getState();
   const selection = useSelection.getState().selection;
   const reply = await getEngine().request({

@@ -4,6 +4,9 @@ import type { Batch, Command, FromEngine, ReplyTo, ToEngine } from './messages';
 export interface EnginePort {
   postMessage(message: ToEngine): void;
   onmessage: ((event: MessageEvent<FromEngine>) => void) | null;
+  /** A Worker reports here when it fails to load or dies. */
+  onerror?: ((event: ErrorEvent) => void) | null;
+  onmessageerror?: ((event: MessageEvent) => void) | null;
 }
 
 export type BatchListener = (batches: Batch[]) => void;
@@ -27,14 +30,28 @@ export class EngineBridge {
 
   constructor(private readonly port: EnginePort) {
     port.onmessage = (event) => this.receive(event.data);
+    // A dead engine answers nothing more: every caller hears so instead of waiting for ever.
+    port.onerror = (event) =>
+      this.failAll(`the engine stopped: ${(event as ErrorEvent).message ?? 'unknown error'}`);
+    port.onmessageerror = () => this.failAll('a message from the engine could not be read');
   }
 
   request<C extends Command>(command: C): Promise<ReplyTo<C>> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.port.postMessage({ type: 'command', id, command });
+      try {
+        this.port.postMessage({ type: 'command', id, command });
+      } catch (error) {
+        this.waiting.delete(id);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
     });
+  }
+
+  private failAll(reason: string): void {
+    for (const waiter of this.waiting.values()) waiter.reject(new Error(reason));
+    this.waiting.clear();
   }
 
   onBatch(listener: BatchListener): () => void {

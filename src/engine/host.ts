@@ -19,7 +19,7 @@ import type {
   Batch,
   Command,
   ConnectReply,
-  ConnectionEvent,
+  ConnectionNews,
   FromEngine,
   InboxEvent,
   InboxRequest,
@@ -31,7 +31,7 @@ import type {
 } from './messages';
 import type { QueryClient } from '@tanstack/query-core';
 
-/** Browser connections per origin (HTTP/1.1) less one for the person's own actions. */
+/** Browser connections per origin (HTTP/1.1); the person's own actions and the stream each keep one. */
 const CONNECTIONS_PER_ORIGIN = 6;
 /** Traffic waiting for the page beyond this is dropped, oldest first, and counted. */
 const MAX_PENDING_TRAFFIC = 2000;
@@ -100,7 +100,9 @@ export class EngineHost {
   private traffic: TrafficEvent[] = [];
   private trafficDropped = 0;
   private inbox: InboxEvent[] = [];
-  private connectionEvent: ConnectionEvent | undefined;
+  private connectionNews: ConnectionNews = {};
+  /** The latest settings the page sent, applied to every connection opened after. */
+  private settings: TrackerSettings | undefined;
   private listStatus: ListStatus | undefined;
   private polling: PollingHealth | undefined;
   private refusedRequests = 0;
@@ -122,11 +124,13 @@ export class EngineHost {
       (value) => {
         // What the command changed reaches the page before its reply does.
         this.flush(true);
-        this.post({ type: 'reply', id, value });
+        const failure = this.send({ type: 'reply', id, value });
+        if (failure)
+          this.send({ type: 'reply', id, failure: `the answer could not reach the page: ${failure}` });
       },
       (error: unknown) => {
         this.flush(true);
-        this.post({ type: 'reply', id, failure: error instanceof Error ? error.message : String(error) });
+        this.send({ type: 'reply', id, failure: error instanceof Error ? error.message : String(error) });
       },
     );
   }
@@ -141,6 +145,7 @@ export class EngineHost {
         await this.closeCurrent();
         return null;
       case 'settings':
+        this.settings = command.settings;
         if (conn) {
           conn.settings = command.settings;
           conn.tracker.settingsChanged();
@@ -185,6 +190,7 @@ export class EngineHost {
 
   private async connect(command: Extract<Command, { type: 'connect' }>): Promise<ConnectReply> {
     const seq = ++this.connectSeq;
+    this.settings = command.settings;
     await this.closeCurrent();
     const tap = new TrafficTap();
     const stopTap = tap.subscribe((event) => {
@@ -239,10 +245,7 @@ export class EngineHost {
       streamOpens.push(now);
       while ((streamOpens[0] ?? now) < now - 60_000) streamOpens.shift();
       if (streamOpens.length >= 3 && this.current === conn) {
-        this.connectionEvent = {
-          status: 'stream-unstable',
-          note: `The notification stream closed ${streamOpens.length - 1} times in the last minute; Taskscope reopens it no more than every few seconds, backing off.`,
-        };
+        this.connectionNews.streamNote = `The notification stream closed ${streamOpens.length - 1} times in the last minute; Taskscope reopens it no more than every few seconds, backing off.`;
         this.schedule();
       }
     };
@@ -254,7 +257,8 @@ export class EngineHost {
       scheduler,
       queryClient,
       collector: new TaskChangeCollector(),
-      settings: command.settings,
+      // A settings change sent while this connect was on its way is newer than the one it carried.
+      settings: this.settings ?? command.settings,
       dirtySnapshots: new Set(),
       dirtyResults: new Set(),
       waiters: new Map(),
@@ -326,19 +330,16 @@ export class EngineHost {
     );
     session.onSessionLost = () => {
       if (this.current !== conn) return;
-      this.connectionEvent = {
-        status: 'session-lost',
-        error: {
-          kind: 'session-lost',
-          message:
-            'The receiver no longer knows this session, and its tasks went with it: reconnect to start a new one.',
-        },
+      this.connectionNews.sessionLost = {
+        kind: 'session-lost',
+        message:
+          'The receiver no longer knows this session, and its tasks went with it: reconnect to start a new one.',
       };
       this.schedule();
     };
     session.onClose = () => {
       if (this.current !== conn) return;
-      this.connectionEvent = { status: 'closed' };
+      this.connectionNews.closed = true;
       this.schedule();
     };
     let failures = 0;
@@ -347,19 +348,21 @@ export class EngineHost {
       if (this.current !== conn) return;
       if (ok) {
         if (failures >= DEGRADED_AFTER) {
-          this.connectionEvent = { status: 'healthy' };
+          this.connectionNews.degraded = null;
           this.schedule();
         }
         failures = 0;
         return;
       }
+      // A request the person stopped (or the SDK gave up on) says nothing about the receiver's health.
+      if ((error as { name?: string } | undefined)?.name === 'AbortError') return;
       if (failures === 0) failingSince = Date.now();
       failures++;
       const classified = classifyError(error);
       // One deadline missed is already a receiver not answering; other failures must repeat to count.
       if (failures >= DEGRADED_AFTER || classified.kind === 'timeout') {
         failures = Math.max(failures, DEGRADED_AFTER);
-        this.connectionEvent = { status: 'degraded', failures, since: failingSince, error: classified };
+        this.connectionNews.degraded = { failures, since: failingSince, error: classified };
         this.schedule();
       }
     };
@@ -386,6 +389,13 @@ export class EngineHost {
     }
     conn.waiters.clear();
     conn.queryClient.clear();
+    // What was waiting for the page belongs to this connection: the next one starts clean.
+    this.tasksDirty = false;
+    this.connectionNews = {};
+    this.listStatus = undefined;
+    this.polling = undefined;
+    this.refused = undefined;
+    this.refusedRequests = 0;
     await conn.session.close();
   }
 
@@ -470,7 +480,7 @@ export class EngineHost {
     const floor = conn.settings.minPollIntervalMs;
     if (!conn.settings.paused) {
       for (const task of tasks.values()) {
-        if (task.lifecycle !== 'live') continue;
+        if (task.lifecycle !== 'live' || task.dormant) continue;
         liveTasks++;
         const interval = conn.tracker.snapshot(task.taskId)?.pollInterval ?? DEFAULT_POLL_INTERVAL_MS;
         demandPerSecond += 1000 / Math.max(1, interval, floor, task.backoffMs);
@@ -495,6 +505,16 @@ export class EngineHost {
     this.schedule();
   }
 
+  /** Posts to the page; returns why it failed (a structured-clone error), or undefined when it went. */
+  private send(message: FromEngine): string | undefined {
+    try {
+      this.post(message);
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
   /** Sends soon, if the page has taken the last batch; otherwise changes keep coalescing here. */
   private schedule(): void {
     if (!this.credit || this.flushTimer !== undefined) return;
@@ -512,9 +532,22 @@ export class EngineHost {
   private flush(force: boolean): void {
     const batch = this.takeBatch();
     if (!batch) return;
-    if (!force) this.credit = false;
     this.lastFlushAt = Date.now();
-    this.post(batch);
+    if (!this.send(batch)) {
+      if (!force) this.credit = false;
+      return;
+    }
+    // Something in the batch cannot be copied to the page (a receiver's value no copy can follow): send the
+    // rest without the receiver's bodies, so the page keeps getting news, and say it in the log.
+    const slim: Batch = {
+      ...batch,
+      snapshots: [],
+      results: [],
+      traffic: [],
+      inbox: batch.inbox.filter((e) => e.kind === 'settled'),
+      refused: 'Some data from the receiver could not be passed to the page and was dropped',
+    };
+    if (!this.send(slim) && !force) this.credit = false;
   }
 
   private takeBatch(): Batch | null {
@@ -543,7 +576,7 @@ export class EngineHost {
       results.length === 0 &&
       this.traffic.length === 0 &&
       this.inbox.length === 0 &&
-      !this.connectionEvent &&
+      Object.keys(this.connectionNews).length === 0 &&
       !this.listStatus &&
       !this.polling &&
       !this.refused;
@@ -557,7 +590,7 @@ export class EngineHost {
       traffic: this.traffic,
       trafficDropped: this.trafficDropped,
       inbox: this.inbox,
-      connection: this.connectionEvent,
+      connection: Object.keys(this.connectionNews).length > 0 ? this.connectionNews : undefined,
       listStatus: this.listStatus,
       polling: this.polling,
       refused: this.refused,
@@ -565,7 +598,7 @@ export class EngineHost {
     this.traffic = [];
     this.trafficDropped = 0;
     this.inbox = [];
-    this.connectionEvent = undefined;
+    this.connectionNews = {};
     this.listStatus = undefined;
     this.polling = undefined;
     this.refused = undefined;

@@ -94,14 +94,18 @@ export type InboxEvent =
   | { kind: 'asked'; request: InboxRequest }
   | { kind: 'settled'; key: string; state: 'answered' | 'cancelled'; outcome: string };
 
-export type ConnectionEvent =
-  | { status: 'session-lost'; error: ClassifiedError }
-  | { status: 'closed' }
-  /** Requests keep failing (network, deadlines, 5xx) since `since`; `healthy` again on the next answer. */
-  | { status: 'degraded'; failures: number; since: number; error: ClassifiedError }
-  | { status: 'healthy' }
+/**
+ * What changed about the connection since the last batch. Separate fields, so one event in a batch never
+ * hides another (a session lost and then a success must both arrive).
+ */
+export interface ConnectionNews {
+  sessionLost?: ClassifiedError;
+  closed?: true;
+  /** Requests keep failing (network, deadlines, 5xx) since `since`; null: answering again. */
+  degraded?: { failures: number; since: number; error: ClassifiedError } | null;
   /** The GET stream keeps closing right after it opens. */
-  | { status: 'stream-unstable'; note: string };
+  streamNote?: string;
+}
 
 export interface ListStatus {
   loading: boolean;
@@ -128,7 +132,7 @@ export interface Batch {
   /** Traffic events dropped in the Worker because the page fell behind. */
   trafficDropped: number;
   inbox: InboxEvent[];
-  connection?: ConnectionEvent;
+  connection?: ConnectionNews;
   listStatus?: ListStatus;
   polling?: PollingHealth;
   /** Receiver requests refused because too many already wait for a person, said once per change. */

@@ -1,11 +1,11 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { Button } from '../ui/Button';
+import { cutText } from '../mcp/json';
 import { SchemaFields } from '../ui/SchemaFields';
 import { buildValues, fieldsFromSchema, initialValues, type FormValues } from '../ui/schema-form';
 import { answerElicitation } from './actions';
 import type { InboxItem } from './store';
 
-/** An elicitation/create as a form: defaults filled in, checked before it is sent, Accept / Decline / Cancel. */
 /** A form wider than this is not drawn field by field (10,000 inputs block the page for seconds). */
 const MAX_FORM_FIELDS = 100;
 
@@ -14,6 +14,7 @@ function propertyCount(schema: unknown): number {
   return typeof properties === 'object' && properties !== null ? Object.keys(properties).length : 0;
 }
 
+/** An elicitation/create as a form: defaults filled in, checked before it is sent, Accept / Decline / Cancel. */
 export function ElicitationCard({ item }: { item: InboxItem }) {
   const width = propertyCount(item.params.requestedSchema);
   return width > MAX_FORM_FIELDS ? (
@@ -41,7 +42,7 @@ function WideElicitation({ item, width }: { item: InboxItem; width: number }) {
   return (
     <form onSubmit={accept} className="space-y-3" data-testid="elicitation-form">
       <p className="text-sm whitespace-pre-wrap">
-        {typeof item.params.message === 'string' ? item.params.message.slice(0, 2000) : '(no message)'}
+        {typeof item.params.message === 'string' ? cutText(item.params.message, 2000) : '(no message)'}
       </p>
       <p className="text-xs text-amber-700 dark:text-amber-400" data-testid="elicitation-too-wide">
         This form asks for {width.toLocaleString()} fields, more than the {MAX_FORM_FIELDS} Taskscope draws.
@@ -69,7 +70,8 @@ function FormElicitation({ item }: { item: InboxItem }) {
   const fields = useMemo(() => fieldsFromSchema(item.params.requestedSchema), [item.params.requestedSchema]);
   const [values, setValues] = useState<FormValues>(() => initialValues(fields));
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const message = typeof item.params.message === 'string' ? item.params.message : '(no message)';
+  const message =
+    typeof item.params.message === 'string' ? cutText(item.params.message, 4000) : '(no message)';
   const urlMode = item.params.mode === 'url';
 
   const accept = (event: FormEvent) => {

@@ -1,6 +1,6 @@
 import { ToolV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
 import type { ServerTaskSupport, ToolInfo, Warning } from './types';
-import { isObject } from './json';
+import { cutText, isObject, limitJson } from './json';
 import { schemaIssuePaths } from './rules';
 
 /** An empty object switches a feature on; anything else (absent, null, false) leaves it off. */
@@ -42,8 +42,10 @@ export function normaliseTool(raw: unknown): { tool: ToolInfo | null; warnings: 
     tool: {
       name: raw.name,
       title: typeof raw.title === 'string' ? raw.title : undefined,
-      description: typeof raw.description === 'string' ? raw.description : undefined,
-      inputSchema: isObject(raw.inputSchema) ? raw.inputSchema : { type: 'object' },
+      description: typeof raw.description === 'string' ? cutText(raw.description, 10_000) : undefined,
+      inputSchema: isObject(raw.inputSchema)
+        ? (limitJson(raw.inputSchema, { maxDepth: 32, maxNodes: 50_000 }).value as Record<string, unknown>)
+        : { type: 'object' },
       taskSupport,
     },
     warnings,

@@ -1,5 +1,6 @@
 import { DeadlineExceeded, HttpStatusError, LocalRefusal, WrongResponseId } from './errors';
 import { cutText } from './json';
+import { isSessionLost } from './rules';
 
 export type ErrorKind =
   | 'purged'
@@ -67,7 +68,12 @@ const oneLine = (s: string, max = 300) =>
     max,
   );
 
-function classifyHttp(status: number, detail: string, retryAfterMs?: number): ClassifiedError {
+function classifyHttp(
+  status: number,
+  detail: string,
+  retryAfterMs?: number,
+  ctx: ErrorContext = {},
+): ClassifiedError {
   const base = { httpStatus: status, detail: oneLine(detail) };
   if (status === 429) {
     return {
@@ -77,7 +83,15 @@ function classifyHttp(status: number, detail: string, retryAfterMs?: number): Cl
       message: 'The receiver is rate-limiting (HTTP 429); backing off.',
     };
   }
-  if (status === 404 || (status === 400 && /session/i.test(detail))) {
+  if (ctx.method === 'initialize' && (status === 404 || status === 405)) {
+    return {
+      ...base,
+      kind: 'other',
+      message: `No MCP endpoint at this URL: it answered HTTP ${status} to initialize. Check the path.`,
+    };
+  }
+  // Before initialize there is no session to lose; after it, the one rule in rules.ts.
+  if (isSessionLost(status, detail, ctx.method !== 'initialize')) {
     return {
       ...base,
       kind: 'session-lost',
@@ -219,7 +233,7 @@ export function classifyError(error: unknown, ctx: ErrorContext = {}): Classifie
       return { kind: 'unsupported', message: error.message };
     }
     if (error instanceof HttpStatusError) {
-      return classifyHttp(error.status, error.body, error.retryAfterMs);
+      return classifyHttp(error.status, error.body, error.retryAfterMs, ctx);
     }
     if (error instanceof DeadlineExceeded) {
       return {
@@ -262,7 +276,7 @@ export function classifyError(error: unknown, ctx: ErrorContext = {}): Classifie
     const code = field(error, 'code');
     if (typeof code === 'number' && Number.isFinite(code)) {
       // The SDK's StreamableHTTPError carries the HTTP status as its code; JSON-RPC codes are negative.
-      if (code >= 100 && code < 600) return classifyHttp(code, message);
+      if (code >= 100 && code < 600) return classifyHttp(code, message, undefined, ctx);
       if (code === -1)
         return {
           kind: 'protocol',

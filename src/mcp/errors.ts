@@ -7,7 +7,7 @@ export class HttpStatusError extends Error {
     readonly retryAfterMs?: number,
   ) {
     super(`HTTP ${status}${body ? `: ${body.slice(0, 200)}` : ''}`);
-    // `body` arrives already cut to a string of its own (session.ts), so this slice holds nothing large.
+    // `body` arrives already cut to a string of its own (guarded-fetch.ts), so this slice holds nothing large.
   }
 }
 

@@ -99,4 +99,37 @@ describe('guardedFetch', () => {
     const gaps = opened.slice(1).map((t, i) => t - opened[i]!);
     expect(gaps).toEqual([2000, 4000, 8000, 16000]);
   });
+
+  it('a body that stalls after its headers is aborted at the deadline too (JSON read here, SSE read later)', async () => {
+    const stalls =
+      (type: string): typeof fetch =>
+      async (_input, init) =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(
+                new TextEncoder().encode(type.includes('json') ? '{"jsonrpc"' : ': ping\n\n'),
+              );
+              init?.signal?.addEventListener('abort', () => controller.error(init.signal?.reason));
+            },
+          }),
+          { headers: { 'content-type': type } },
+        );
+    const outcomes: boolean[] = [];
+    const json = guardedFetch(stalls('application/json'), new TrafficTap(), {
+      outcome: (ok) => outcomes.push(ok),
+    });
+    const polled = json('http://r/mcp', rpc('tasks/get')).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(await polled).toBeInstanceOf(DeadlineExceeded);
+
+    const sse = guardedFetch(stalls('text/event-stream'), new TrafficTap(), {
+      outcome: (ok) => outcomes.push(ok),
+    });
+    const response = await sse('http://r/mcp', rpc('tasks/list'));
+    const reading = response.text().catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await reading).toBeInstanceOf(Error);
+    expect(outcomes).toEqual([false, false]);
+  });
 });

@@ -35,6 +35,53 @@ function messagesOf(body: unknown): Sent[] {
   }
 }
 
+/** Any one answer larger than this is cut off with an error: a receiver must not fill the tab's memory. */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/** The body, failing past MAX_ANSWER_BYTES; `onEnd` runs when it ends normally. */
+function capped(body: ReadableStream<Uint8Array>, onEnd?: () => void): ReadableStream<Uint8Array> {
+  let seen = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > MAX_ANSWER_BYTES)
+          controller.error(
+            new Error(`the receiver's answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MB and was cut off`),
+          );
+        else controller.enqueue(chunk);
+      },
+      flush: () => onEnd?.(),
+    }),
+  );
+}
+
+/** An error answer is read this far at most: enough for its message, not a 20 MB web page. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** The first `max` bytes of a body as text; the rest is not read (the stream is cancelled). */
+async function readUpTo(response: Response, max: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let seen = 0;
+  while (seen < max) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    seen += value.byteLength;
+  }
+  void reader.cancel().catch(() => undefined);
+  const bytes = new Uint8Array(Math.min(seen, max));
+  let at = 0;
+  for (const chunk of chunks) {
+    const part = chunk.subarray(0, Math.min(chunk.byteLength, bytes.length - at));
+    bytes.set(part, at);
+    at += part.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
 function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -125,7 +172,7 @@ export function guardedFetch(
     }
     tap.noteHttpStatus(requestIds, response.status);
     if (!response.ok) {
-      const body = await response.text().catch(() => '');
+      const body = await readUpTo(response, MAX_ERROR_BODY_BYTES).catch(() => '');
       clearTimeout(expiryTimer);
       release();
       const hadSession = new Headers(init.headers).has('mcp-session-id');
@@ -146,9 +193,16 @@ export function guardedFetch(
     }
     const type = response.headers.get('content-type') ?? '';
     const length = Number(response.headers.get('content-length') ?? NaN);
-    if (type.includes('text/event-stream') && requestIds.length > 0 && response.body) {
-      // An SSE answer is read by the SDK. A deadline stays armed until the stream ends; if it runs out first,
-      // the stream is aborted and the request counts as failed, as a JSON one would. A cancel ends it too.
+    const sse = type.includes('text/event-stream');
+    if (requestIds.length === 0 || !response.body) {
+      clearTimeout(expiryTimer);
+      release();
+      // A notification's 202 says the receiver is up, not that it answers: health counts requests only.
+      return response;
+    }
+    if (sse || !type.includes('application/json') || length > MAX_CHECKED_ANSWER) {
+      // Read by the SDK. The deadline and a cancel stay armed until the body ends: a receiver that sends its
+      // headers and then stalls cannot keep the connection. A body past MAX_ANSWER_BYTES is cut off.
       const done = () => {
         clearTimeout(expiryTimer);
         release();
@@ -161,25 +215,17 @@ export function guardedFetch(
           once: true,
         },
       );
-      const watched = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: done }));
-      return new Response(watched, {
+      return new Response(capped(response.body, done), {
         status: response.status,
         statusText: response.statusText,
         headers: response.headers,
       });
     }
-    if (requestIds.length === 0 || !type.includes('application/json') || length > MAX_CHECKED_ANSWER) {
-      clearTimeout(expiryTimer);
-      release();
-      // A notification's 202 says the receiver is up, not that it answers: health counts requests only.
-      if (requestIds.length > 0) hooks.outcome?.(true);
-      return response;
-    }
     // A JSON answer is read here, within the deadline, so a body that never ends is aborted too, and an
     // answer to another id is reported now (the SDK would drop it and wait for its own timeout).
     let text: string;
     try {
-      text = await response.text();
+      text = await new Response(capped(response.body)).text();
     } catch (error) {
       const failure = overdue(error);
       hooks.outcome?.(false, failure);

@@ -39,31 +39,35 @@ export function limitJson(
   if (typeof value !== 'object' || value === null) return { value, cut: false };
   let nodes = 0;
   let cut = false;
-  const note = (depth: number) => {
-    cut = true;
-    return depth > limits.maxDepth ? '… (nested deeper than Taskscope shows)' : '… (too many values to show)';
+  const put = (to: Record<string, unknown> | unknown[], key: string | number, child: unknown) => {
+    // defineProperty, so a key named __proto__ stays a key and never becomes the copy's prototype.
+    Object.defineProperty(to, key, { value: child, enumerable: true, writable: true, configurable: true });
   };
-  const root: unknown = Array.isArray(value) ? [] : {};
-  const stack: Array<{ from: unknown; to: Record<string, unknown> | unknown[]; depth: number }> = [
-    { from: value, to: root as Record<string, unknown>, depth: 1 },
+  const root: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
+  const stack: Array<{ from: object; to: Record<string, unknown> | unknown[]; depth: number }> = [
+    { from: value, to: root, depth: 1 },
   ];
   while (stack.length > 0) {
     const { from, to, depth } = stack.pop() as (typeof stack)[number];
-    const entries: Array<[string | number, unknown]> = Array.isArray(from)
-      ? from.map((v, i) => [i, v])
-      : Object.entries(from as Record<string, unknown>);
-    for (const [key, child] of entries) {
-      nodes++;
-      let copy: unknown = child;
-      if (nodes > limits.maxNodes) copy = note(0);
-      else if (typeof child === 'object' && child !== null) {
-        if (depth >= limits.maxDepth) copy = note(depth + 1);
-        else {
-          copy = Array.isArray(child) ? [] : {};
-          stack.push({ from: child, to: copy as Record<string, unknown>, depth: depth + 1 });
-        }
+    const keys: Array<string | number> = Array.isArray(from) ? from.map((_, i) => i) : Object.keys(from);
+    for (const key of keys) {
+      if (nodes >= limits.maxNodes) {
+        // Past the budget: one note where the rest would have been, and nothing more.
+        cut = true;
+        put(to, Array.isArray(to) ? to.length : '…', '… (too many values to show)');
+        break;
       }
-      (to as Record<string | number, unknown>)[key] = copy;
+      nodes++;
+      const child = (from as Record<string | number, unknown>)[key];
+      if (typeof child !== 'object' || child === null) put(to, key, child);
+      else if (depth >= limits.maxDepth) {
+        cut = true;
+        put(to, key, '… (nested deeper than Taskscope shows)');
+      } else {
+        const copy: Record<string, unknown> | unknown[] = Array.isArray(child) ? [] : {};
+        put(to, key, copy);
+        stack.push({ from: child, to: copy, depth: depth + 1 });
+      }
     }
   }
   return { value: root, cut };

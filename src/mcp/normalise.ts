@@ -19,6 +19,9 @@ export const MIN_POLL_INTERVAL_MS = 100;
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
+/** The longest taskId Taskscope keeps. */
+export const MAX_TASK_ID = 512;
+
 /** A status line, not a document: longer ones are cut (and flagged) before they fill every timeline entry. */
 export const MAX_STATUS_MESSAGE = 4000;
 
@@ -193,7 +196,13 @@ export function normaliseTask(raw: unknown, ctx: NormaliseTaskContext = {}): Nor
       }
     }
 
-    const taskId = typeof obj.taskId === 'string' && obj.taskId !== '' ? obj.taskId : undefined;
+    const rawId = typeof obj.taskId === 'string' && obj.taskId !== '' ? obj.taskId : undefined;
+    // An id is a key, not a document: one longer than this is refused rather than kept in every map.
+    if (rawId !== undefined && rawId.length > MAX_TASK_ID) {
+      warnings.push({ code: 'missing-task-id', message: `taskId of ${rawId.length} characters refused` });
+      return { value: null, warnings };
+    }
+    const taskId = rawId;
     if (!taskId) {
       if (!ctx.expectedTaskId) {
         warnings.push({ code: 'missing-task-id', message: 'taskId is missing and none was expected' });

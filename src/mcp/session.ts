@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { TrafficTap } from './traffic';
 import { relatedTaskId, requestDeadlineMs } from './rules';
 import { guardedFetch, type FetchHooks, type InFlightRequests } from './guarded-fetch';
+import { cutText, limitJson } from './json';
 
 export const CLIENT_INFO = { name: 'taskscope', title: 'Taskscope', version: '0.1.0' };
 
@@ -62,6 +63,15 @@ export interface ServerDescription {
 }
 
 const AnyResult = z.unknown();
+
+/**
+ * The SDK's own timeout for a request: a little after the fetch's deadline (guarded-fetch.ts), so that
+ * deadline fires first and says what happened; the SDK's then only ends what the fetch cannot see.
+ */
+function sdkTimeout(method: string): number | undefined {
+  const deadline = requestDeadlineMs(method);
+  return deadline === undefined ? undefined : deadline + 1000;
+}
 
 /** Puts the tap between the SDK client and its transport, so it sees exactly what goes over the wire. */
 class TappedTransport implements Transport {
@@ -175,7 +185,8 @@ export class McpSession {
         {
           id: extra.requestId,
           method: request.method,
-          params,
+          // Kept in the inbox and drawn as a form: no deeper or larger than a person can answer.
+          params: limitJson(params, { maxDepth: 32, maxNodes: 50_000 }).value as Record<string, unknown>,
           relatedTaskId: relatedTaskId(params),
         },
         extra.signal,
@@ -203,13 +214,17 @@ export class McpSession {
 
   describeServer(): ServerDescription {
     const version = this.client.getServerVersion();
+    const text = (value: unknown, max: number) =>
+      typeof value === 'string' ? cutText(value, max) : undefined;
+    // What the receiver says of itself is untrusted too: cut to sizes a header and a card can show.
     return {
-      name: version?.name ?? '(unnamed receiver)',
-      title: version?.title,
-      version: version?.version ?? '?',
+      name: text(version?.name, 200) ?? '(unnamed receiver)',
+      title: text(version?.title, 200),
+      version: text(version?.version, 100) ?? '?',
       protocolVersion: this.transport.inner.protocolVersion,
-      instructions: this.client.getInstructions(),
-      capabilities: (this.client.getServerCapabilities() ?? {}) as Record<string, unknown>,
+      instructions: text(this.client.getInstructions(), 20_000),
+      capabilities: limitJson(this.client.getServerCapabilities() ?? {}, { maxDepth: 16, maxNodes: 2000 })
+        .value as Record<string, unknown>,
     };
   }
 
@@ -220,8 +235,7 @@ export class McpSession {
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<unknown> {
     return this.client.request({ method, params } as never, AnyResult, {
-      // The fetch's own deadline (guarded-fetch.ts) frees the connection; this one ends a stream that never answers.
-      timeout: options.timeoutMs ?? requestDeadlineMs(method) ?? this.requestTimeoutMs,
+      timeout: options.timeoutMs ?? sdkTimeout(method) ?? this.requestTimeoutMs,
       signal: options.signal,
     });
   }

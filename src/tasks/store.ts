@@ -18,3 +18,23 @@ export const useTaskListStatus = create<ListStatus>()(() => ({ loading: false })
 
 /** Whether polling keeps up with what the tasks ask (the browser caps how many requests a page sends). */
 export const usePollingHealth = create<{ health?: PollingHealth }>()(() => ({}));
+
+/** Forgets the previous connection's tasks on the page (a new connect, a disconnect). */
+export function resetTaskRecords(): void {
+  tasksStore.setState({
+    tasks: new Map(),
+    order: [],
+    version: 0,
+    clockOffsetMs: 0,
+    clockSamples: 0,
+    dialects: [],
+    untrackedSeen: 0,
+  });
+  useTaskListStatus.setState({
+    loading: false,
+    lastSyncedAt: undefined,
+    error: undefined,
+    stopped: undefined,
+  });
+  usePollingHealth.setState({ health: undefined });
+}

@@ -95,7 +95,14 @@ test('a result nested 100,000 deep: shown cut, with a warning, and the app keeps
   await open(page, 'deep-result');
   const detail = await openTask(page);
   await expect(detail.getByTestId('observations')).toContainText('nested deeper than 64 levels');
+  // The result view (loaded on demand) has drawn the cut result with its warning, not an error.
+  await expect(detail.getByTestId('result')).toContainText('nested deeper than 64 levels', {
+    timeout: 10_000,
+  });
   await expect(page.getByTestId('render-error')).toHaveCount(0);
+  // A completed task: one tasks/result, no polling.
+  expect(hostile.counts('deep-result').methods['tasks/result']).toBe(1);
+  expect(gets('deep-result')).toBeLessThanOrEqual(2);
   await expectAlive(page);
 });
 
@@ -151,12 +158,15 @@ test('an answer with another JSON-RPC id is reported at once, not after a minute
   await open(page, 'wrong-id');
   const detail = await openTask(page);
   await expect(detail).toContainText('must carry its request', { timeout: 5000 });
+  // Each wrong answer is one failed poll, then backoff: 1, 2, 4 s apart, never a storm.
+  expect(gets('wrong-id')).toBeLessThanOrEqual(6);
   await expectAlive(page);
 });
 
 test('one task stamped a day ahead: flagged, and the other task’s TTL still counts down from 10 min', async ({
   page,
 }) => {
+  const opened = Date.now();
   await open(page, 'future-created');
   const normal = await openTask(page, 'normal');
   await expect(normal.getByTestId('ttl-countdown')).toHaveText(/^(9|10):\d\d/);
@@ -164,6 +174,9 @@ test('one task stamped a day ahead: flagged, and the other task’s TTL still co
   await expect(ahead.getByTestId('observations')).toContainText("ahead of this receiver's clock", {
     timeout: 10_000,
   });
+  // Neither task was taken for expired: no purge probes, just polls at 1 s for two live tasks.
+  const seconds = (Date.now() - opened) / 1000;
+  expect(gets('future-created')).toBeLessThanOrEqual(2 * 2 * Math.ceil(seconds));
   await expectAlive(page);
 });
 
@@ -172,6 +185,7 @@ test('ttl 1e300: shown as effectively none, not as a number no one can read', as
   await expect(page.getByTestId('task-row').first()).toContainText('effectively none');
   const detail = await openTask(page);
   await expect(detail.getByTestId('ttl-countdown')).toHaveText('ttl 1.00e+300 ms — effectively none');
+  expect(gets('ttl-absurd')).toBeLessThanOrEqual(2 * 10);
   await expectAlive(page);
 });
 
@@ -182,6 +196,9 @@ test('1,000 elicitation requests: 50 wait for a person, the rest are refused and
   await page.getByTestId('inbox-button').click();
   await expect(page.getByTestId('inbox-refused')).toContainText('requests refused', { timeout: 10_000 });
   await expect(page.getByTestId('inbox-view')).toContainText('Waiting for you (50)');
+  // One tasks/result carried all the questions; the refusals went back as answers, one each at most.
+  expect(hostile.counts('elicitation-flood').methods['tasks/result']).toBe(1);
+  expect(hostile.counts('elicitation-flood').responses).toBeLessThanOrEqual(1000);
   await expectAlive(page);
 });
 
@@ -189,5 +206,6 @@ test('an elicitation with 10,000 fields: not drawn field by field; answered as J
   await open(page, 'wide-elicitation');
   await page.getByTestId('inbox-button').click();
   await expect(page.getByTestId('elicitation-too-wide')).toContainText('10,000 fields', { timeout: 10_000 });
+  expect(hostile.counts('wide-elicitation').methods['tasks/result']).toBe(1);
   await expectAlive(page);
 });

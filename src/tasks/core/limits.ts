@@ -6,3 +6,5 @@ export const PUSH_COALESCE_MS = 100;
 export const AUTO_TRACK_PER_MINUTE = 200;
 /** Untracked ids remembered for "track them"; beyond this they are only counted. */
 export const MAX_SEEN_UNTRACKED = 5000;
+/** Tasks polled on their own; past this, listed or pushed tasks are kept but polled only when opened. */
+export const MAX_POLLED_TASKS = 5000;

@@ -23,6 +23,9 @@ interface Runtime {
   probes: number;
 }
 
+/** A queued poll that was not sent: its task ended, or polling was paused, while it waited for a slot. */
+const NOT_SENT = Symbol('not sent');
+
 export interface PollMeta {
   source: ObservationSource;
   sentAt: number;
@@ -76,7 +79,7 @@ export class TaskPoller {
     clock.clearTimeout(runtime.timer);
     runtime.timer = undefined;
     const { paused, minPollIntervalMs } = settings();
-    if (task.lifecycle !== 'live' || paused || runtime.inFlight) {
+    if (task.lifecycle !== 'live' || paused || runtime.inFlight || task.dormant) {
       if (task.nextPollInMs !== null) updateTask(store, taskId, () => ({ nextPollInMs: null }));
       return;
     }
@@ -118,10 +121,6 @@ export class TaskPoller {
     runtime.inFlight = true;
     const dueAt = clock.now();
     let sentAt = dueAt;
-    updateTask(store, taskId, (task) => ({
-      pollCount: task.pollCount + (source === 'poll' ? 1 : 0),
-      pollsAfterTerminal: task.pollsAfterTerminal + (source === 'poll' && task.lifecycle !== 'live' ? 1 : 0),
-    }));
     try {
       // One query per task: the closure's per-poll details (sentAt, source) describe this fetch, not the data.
       // eslint-disable-next-line @tanstack/query/exhaustive-deps
@@ -130,11 +129,24 @@ export class TaskPoller {
         staleTime: 0,
         queryFn: async () => {
           // Queued behind other tasks' polls when the connection budget is full; sentAt is when it left.
-          const answer = await scheduler.run('poll', dueAt, () => {
-            sentAt = clock.now();
-            return api.getTask(taskId, this.deps.snapshot(taskId));
-          });
-          if (this.disposed) return this.deps.snapshot(taskId) ?? null;
+          const answer = await scheduler.run<Normalised<TaskSnapshot | null> | typeof NOT_SENT>(
+            'poll',
+            dueAt,
+            () => {
+              // While it waited, the task may have ended (a push, tasks/list, a cancel) or polling been paused.
+              const task = store.getState().tasks.get(taskId);
+              if (source === 'poll' && (task?.lifecycle !== 'live' || this.deps.settings().paused))
+                return Promise.resolve(NOT_SENT);
+              sentAt = clock.now();
+              updateTask(store, taskId, (t) => ({
+                pollCount: t.pollCount + (source === 'poll' ? 1 : 0),
+                pollsAfterTerminal:
+                  t.pollsAfterTerminal + (source === 'poll' && t.lifecycle !== 'live' ? 1 : 0),
+              }));
+              return api.getTask(taskId, this.deps.snapshot(taskId));
+            },
+          );
+          if (this.disposed || answer === NOT_SENT) return this.deps.snapshot(taskId) ?? null;
           runtime.retryAfterUntil = undefined;
           const meta: PollMeta = {
             source,

@@ -29,7 +29,7 @@ export interface SchedulerStats {
 }
 
 const WINDOW_MS = 5000;
-/** Cap on the queue: a tracker follows at most a few thousand tasks, each with one request at a time. */
+/** Cap on the queue: each task has at most one request out or queued, so this bounds even a huge tracked set. */
 const MAX_QUEUED = 20_000;
 
 export class SchedulerClosed extends Error {

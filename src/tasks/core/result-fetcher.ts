@@ -24,6 +24,11 @@ import type { RequestScheduler } from './request-scheduler';
 export const MAX_RESULT_ATTEMPTS = 6;
 /** A 2025-11-25 receiver may hold tasks/result open until the task ends; give it time. */
 const RESULT_TIMEOUT_MS = 5 * 60_000;
+/**
+ * For a task already ended tasks/result has nothing to wait for: a receiver that does not answer within this
+ * is not answering, and must not keep a connection (results go ahead of polls in the budget).
+ */
+const ENDED_RESULT_TIMEOUT_MS = 30_000;
 /** Opened for input, tasks/result waits for a person and then for the rest of the task. */
 const INPUT_RESULT_TIMEOUT_MS = 30 * 60_000;
 /**
@@ -78,7 +83,8 @@ export class ResultFetcher {
     const call = this.inputCalls.get(taskId);
     if (call === 'open' && !again) return; // the call opened for input brings the result when the task ends
     if (call === 'queued') this.dequeue(taskId);
-    this.send(taskId, RESULT_TIMEOUT_MS, attempt, false);
+    const ended = isTerminal(this.deps.store.getState().tasks.get(taskId)?.status);
+    this.send(taskId, ended ? ENDED_RESULT_TIMEOUT_MS : RESULT_TIMEOUT_MS, attempt, false);
   }
 
   /**

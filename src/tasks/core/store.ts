@@ -99,6 +99,8 @@ export interface TrackedTask {
   rateLimitedCount: number;
   /** Polls sent after the tracker had seen a terminal status: a tracker bug if ever above 0. */
   pollsAfterTerminal: number;
+  /** Known but not polled: past MAX_POLLED_TASKS, until a person opens or follows it. */
+  dormant?: boolean;
   /** The delay before the next poll, as last computed; null when nothing is scheduled. */
   nextPollInMs: number | null;
   backoffMs: number;

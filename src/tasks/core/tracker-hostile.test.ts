@@ -3,7 +3,11 @@ import { HttpStatusError } from '../../mcp/errors';
 import { rawTask } from '../../../test/helpers/scripted-receiver';
 import { trackerFixture } from '../../../test/helpers/tracker-fixture';
 import { rpcError } from '../../../test/fixtures/shapes';
-import { AUTO_TRACK_PER_MINUTE } from './limits';
+import { AUTO_TRACK_PER_MINUTE, MAX_POLLED_TASKS } from './limits';
+import { RequestScheduler } from './request-scheduler';
+import { TaskTracker } from './tracker';
+import { createQueryClient } from './query-client';
+import { normaliseTask } from '../../mcp';
 import { MAX_TIMER_MS } from './tracker-types';
 
 const { ctx, start, task, polls } = trackerFixture();
@@ -104,5 +108,57 @@ describe('TaskTracker against a hostile receiver', () => {
     expect(
       ahead.entries.flatMap((e) => (e.kind === 'observation' ? e.warnings : [])).map((w) => w.message),
     ).toContainEqual(expect.stringMatching(/ahead of this receiver's clock/));
+  });
+
+  it('a poll queued behind a full budget is not sent if its task ended while it waited', async () => {
+    const scheduler = new RequestScheduler({ slots: 1 });
+    let release!: () => void;
+    const blocker = scheduler.run('result', 0, () => new Promise<void>((resolve) => (release = resolve)));
+    ctx.tracker.dispose();
+    ctx.tracker = new TaskTracker({
+      api: ctx.receiver,
+      queryClient: createQueryClient(),
+      connectionId: 1,
+      scheduler,
+    });
+    ctx.receiver.onGet = async () => rawTask();
+    ctx.tracker.track('t1', { origin: 'created', initial: normaliseTask({ task: rawTask() }) });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(scheduler.stats().queuedPolls).toBe(1);
+    ctx.receiver.push('notifications/tasks/status', rawTask({ status: 'cancelled' }));
+    release();
+    await blocker;
+    await vi.advanceTimersByTimeAsync(0);
+    expect(polls()).toBe(0);
+    expect(task()).toMatchObject({ status: 'cancelled', pollCount: 0, pollsAfterTerminal: 0 });
+  });
+
+  it('past the polling cap, listed tasks are kept but polled only once a person asks', async () => {
+    const cap = 20;
+    ctx.tracker.dispose();
+    ctx.tracker = new TaskTracker({
+      api: ctx.receiver,
+      queryClient: createQueryClient(),
+      connectionId: 1,
+      maxPolledTasks: cap,
+    });
+    expect(MAX_POLLED_TASKS).toBe(5000);
+    ctx.receiver.onGet = async () => rawTask({ pollInterval: 60_000 });
+    ctx.receiver.onList = async () =>
+      Array.from({ length: cap + 5 }, (_, i) => rawTask({ taskId: `l${i}`, pollInterval: 60_000 }));
+    await ctx.tracker.syncList();
+    const state = ctx.tracker.store.getState();
+    expect(state.order).toHaveLength(cap + 5);
+    expect([...state.tasks.values()].filter((t) => t.dormant).map((t) => t.taskId)).toEqual(
+      Array.from({ length: 5 }, (_, i) => `l${cap + i}`),
+    );
+    await vi.advanceTimersByTimeAsync(60_000);
+    const dormantId = `l${cap}`;
+    expect(ctx.receiver.count('tasks/get', dormantId)).toBe(0);
+    expect(ctx.receiver.count('tasks/get', 'l0')).toBe(1);
+    ctx.tracker.pollNow(dormantId);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(ctx.receiver.count('tasks/get', dormantId)).toBe(2);
+    expect(ctx.tracker.store.getState().tasks.get(dormantId)?.dormant).toBe(false);
   });
 });

@@ -65,4 +65,6 @@ export interface TrackerDeps {
   openResultForInput?: boolean;
   /** The receiver's connection budget; without one every request goes out at once. */
   scheduler?: Pick<RequestScheduler, 'run'>;
+  /** Tasks polled on their own before listed or pushed ones go dormant; MAX_POLLED_TASKS by default. */
+  maxPolledTasks?: number;
 }

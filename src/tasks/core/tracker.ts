@@ -26,7 +26,7 @@ import {
 import { CLOCK_OUTLIER_MS, ClockOffsetEstimator, mergeSnapshot } from './merge';
 import { unlimitedScheduler } from './request-scheduler';
 import { formatMs } from './ttl';
-import { AUTO_TRACK_PER_MINUTE, MAX_SEEN_UNTRACKED, PUSH_COALESCE_MS } from './limits';
+import { AUTO_TRACK_PER_MINUTE, MAX_POLLED_TASKS, MAX_SEEN_UNTRACKED, PUSH_COALESCE_MS } from './limits';
 import {
   systemClock,
   type Clock,
@@ -67,6 +67,7 @@ export class TaskTracker {
   private readonly unsubscribe: () => void;
   private disposed = false;
   private readonly snapshots = new Map<string, TaskSnapshot>();
+  private readonly maxPolled: number;
   /** When each recent automatic track from a push happened, for the per-minute limit. */
   private readonly autoTracked: number[] = [];
   private readonly seenUntracked = new Set<string>();
@@ -83,6 +84,7 @@ export class TaskTracker {
     this.clock = deps.clock ?? systemClock;
     this.settings = deps.settings ?? (() => ({ paused: false, minPollIntervalMs: 0 }));
     this.openResultForInput = deps.openResultForInput ?? true;
+    this.maxPolled = deps.maxPolledTasks ?? MAX_POLLED_TASKS;
     const scheduler = deps.scheduler ?? unlimitedScheduler();
     this.results = new ResultFetcher({
       ...deps,
@@ -177,7 +179,10 @@ export class TaskTracker {
 
   /** Polls a live task now, by hand (a receiver that asked for a pollInterval of years, say). */
   pollNow(taskId: string): void {
-    if (this.store.getState().tasks.get(taskId)?.lifecycle !== 'live') return;
+    const task = this.store.getState().tasks.get(taskId);
+    if (task?.lifecycle !== 'live') return;
+    // A dormant task (past MAX_POLLED_TASKS) is followed from now on.
+    if (task.dormant) updateTask(this.store, taskId, () => ({ dormant: false }));
     void this.poller.poll(taskId);
   }
 
@@ -206,6 +211,11 @@ export class TaskTracker {
       return;
     }
     this.poller.add(taskId);
+    // Past MAX_POLLED_TASKS, what a receiver lists or pushes is kept and shown but not polled until a
+    // person opens or follows it; what a person creates or pastes is always polled.
+    const dormant =
+      (options.origin === 'list' || options.origin === 'notification') &&
+      this.store.getState().order.length >= this.maxPolled;
     this.store.setState((state) => {
       state.tasks.set(
         taskId,
@@ -215,14 +225,18 @@ export class TaskTracker {
           tool: options.tool,
           origin: options.origin,
           firstSeenAt: this.clock.now(),
+          ...(dormant ? { dormant: true } : {}),
         }),
       );
-      return { order: [...state.order, taskId], version: state.version + 1 };
+      // In place: a listing of thousands must not copy the order once per task. The page's copy is rebuilt
+      // from batches, so nothing there holds on to this array.
+      state.order.push(taskId);
+      return { version: state.version + 1 };
     });
     if (options.initial?.value) {
       this.observe(taskId, options.initial, { source: options.source ?? 'create', sentAt: options.sentAt });
       this.poller.schedule(taskId);
-    } else {
+    } else if (!dormant) {
       void this.poller.poll(taskId);
     }
   }

@@ -112,6 +112,12 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           ))}
         </section>
       )}
+      {task.dormant && (
+        <p className="text-sm text-amber-700 dark:text-amber-400" data-testid="task-dormant">
+          Not polled: this receiver has more tasks than Taskscope polls on its own (5,000). Poll now follows
+          this one from here on.
+        </p>
+      )}
       {cancelError && <ErrorNote title="Cancel refused">{cancelError.message}</ErrorNote>}
       {task.lastError && task.lifecycle === 'live' && (
         <ErrorNote title={task.lastError.kind === 'rate-limited' ? 'Rate limited' : 'Polling trouble'}>

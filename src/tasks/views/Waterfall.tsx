@@ -71,7 +71,8 @@ export function Waterfall() {
     for (const task of s.tasks.values()) first = Math.min(first, timelineStart(task));
     return first;
   });
-  const now = useNow();
+  // The axis moves once a second: rows (memoised on now and span) redraw then, not on every clock tick.
+  const now = Math.ceil(useNow() / 1000) * 1000;
   if (order.length === 0 || !Number.isFinite(origin)) {
     return (
       <EmptyState icon={<ChartNoAxesGantt size={24} />} title="No tasks yet">
