@@ -3,18 +3,14 @@ import { resetTaskRecords } from '../tasks/store';
 import { usePreferences } from '../state/preferences';
 import { useSelection } from '../state/selection';
 import { useConnection } from '../state/connection';
+import { normaliseReceiverUrl } from './receiver-url';
 
 /** Where the dashboard connects when no ?server= is given: the demo receiver `npm start` mounts beside it. */
 export const demoReceiverUrl = () => new URL('/demo/mcp', window.location.origin).toString();
 
-/** A URL only if it is http(s): a receiver address is typed by people and pasted from anywhere. */
+/** A URL only if it is http(s); one typed without a scheme gets one (see receiver-url.ts). */
 export function parseReceiverUrl(raw: string): URL | null {
-  try {
-    const url = new URL(raw.trim(), window.location.origin);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
-  } catch {
-    return null;
-  }
+  return normaliseReceiverUrl(raw, window.location.origin);
 }
 
 export async function disconnect(): Promise<void> {

@@ -207,7 +207,10 @@ export class EngineHost {
     } catch (error) {
       stopTap();
       if (seq !== this.connectSeq) return { ok: false, stale: true };
-      return { ok: false, error: classifyError(error, { method: 'initialize' }) };
+      return {
+        ok: false,
+        error: await diagnose(command.url, classifyError(error, { method: 'initialize' })),
+      };
     }
     if (seq !== this.connectSeq) {
       // Another connect (or a disconnect) came while this one was on its way: this session is nobody's.
@@ -603,6 +606,33 @@ export class EngineHost {
     this.polling = undefined;
     this.refused = undefined;
     return batch;
+  }
+}
+
+/**
+ * A refused connection, an unknown host and a CORS refusal all reach a page as the same TypeError. Tell them
+ * apart with evidence: a `no-cors` request that gets an (opaque) answer means the receiver is up and CORS is
+ * the problem; one that fails too means nothing answers there. Only in a browser: Node has no CORS.
+ */
+async function diagnose(url: string, error: ClassifiedError): Promise<ClassifiedError> {
+  const origin = (globalThis as { location?: { origin?: string } }).location?.origin;
+  if (error.kind !== 'cors-or-network' || !origin) return error;
+  try {
+    // no-cors allows only redirect: 'follow'; the probe reads nothing, so following is harmless.
+    await fetch(url, {
+      mode: 'no-cors',
+      cache: 'no-store',
+      signal: AbortSignal.timeout(5000),
+    });
+    return {
+      ...error,
+      message: `The receiver at ${url} answers, but does not allow this page's origin (${origin}) by CORS, or does not expose Mcp-Session-Id: allow the origin there.`,
+    };
+  } catch {
+    return {
+      ...error,
+      message: `Nothing answers at ${url}: the connection was refused or the host is unknown. Is the receiver running?`,
+    };
   }
 }
 

@@ -124,3 +124,22 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(null)).toBeUndefined();
   });
 });
+
+describe('classifyError: where the connection went', () => {
+  it('an HTTP 404 or 405 to initialize is no MCP endpoint; a web page is said to be one', () => {
+    expect(
+      classifyError(new HttpStatusError(404, '<html>Not found</html>'), { method: 'initialize' }).message,
+    ).toMatch(/No MCP endpoint at this URL/);
+    expect(classifyError(new HttpStatusError(404, ''), { method: 'tasks/get' }).kind).toBe('session-lost');
+    const html = Object.assign(new Error('Unexpected content type: text/html; charset=utf-8'), { code: -1 });
+    expect(classifyError(html, { method: 'initialize' }).message).toMatch(/web page/);
+  });
+
+  it('a network failure after the session opened is the receiver going away, not CORS', () => {
+    const failed = new TypeError('Failed to fetch');
+    expect(classifyError(failed, { method: 'tasks/get' }).message).toMatch(
+      /answered before, so this is not CORS/,
+    );
+    expect(classifyError(failed, { method: 'initialize' }).message).toMatch(/CORS/);
+  });
+});

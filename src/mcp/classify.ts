@@ -263,7 +263,10 @@ export function classifyError(error: unknown, ctx: ErrorContext = {}): Classifie
         detail: oneLine(`${message} ${cause}`),
         message: /ECONNREFUSED/.test(cause)
           ? 'Connection refused: is the receiver running at that address?'
-          : 'The receiver could not be reached, or it does not allow this origin (CORS): check the URL and its CORS settings.',
+          : ctx.method && ctx.method !== 'initialize'
+            ? // The session was opened, so CORS let us through before: this is the receiver going away.
+              'The receiver cannot be reached now (connection refused or dropped); it answered before, so this is not CORS.'
+            : 'The receiver could not be reached, or it does not allow this origin (CORS): check the URL and its CORS settings.',
       };
     }
     if (name === 'ZodError' || name === '$ZodError' || error instanceof SyntaxError) {
@@ -277,6 +280,13 @@ export function classifyError(error: unknown, ctx: ErrorContext = {}): Classifie
     if (typeof code === 'number' && Number.isFinite(code)) {
       // The SDK's StreamableHTTPError carries the HTTP status as its code; JSON-RPC codes are negative.
       if (code >= 100 && code < 600) return classifyHttp(code, message, undefined, ctx);
+      if (code === -1 && /text\/html/i.test(message))
+        return {
+          kind: 'protocol',
+          message:
+            'This URL answers with a web page (text/html), not an MCP endpoint: check the address and path.',
+          detail: oneLine(message),
+        };
       if (code === -1)
         return {
           kind: 'protocol',

@@ -225,7 +225,10 @@ export function guardedFetch(
     // answer to another id is reported now (the SDK would drop it and wait for its own timeout).
     let text: string;
     try {
-      text = await new Response(capped(response.body)).text();
+      // A declared length is enforced by fetch itself; only a chunked body needs counting on the way.
+      text = Number.isFinite(length)
+        ? await response.text()
+        : await new Response(capped(response.body)).text();
     } catch (error) {
       const failure = overdue(error);
       hooks.outcome?.(false, failure);

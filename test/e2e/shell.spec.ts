@@ -20,6 +20,17 @@ test('says clearly when the receiver cannot be reached, and keeps working', asyn
   await expect(page.getByTestId('server-name')).toHaveText('Taskscope demo receiver');
 });
 
+test('a URL typed without a scheme gets one, visibly; nothing listening is told apart from CORS', async ({
+  page,
+}) => {
+  await page.goto('/');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await page.getByLabel('Receiver URL').fill('127.0.0.1:9/mcp');
+  await page.getByRole('button', { name: 'Reconnect' }).click();
+  await expect(page.getByLabel('Receiver URL')).toHaveValue('http://127.0.0.1:9/mcp');
+  await expect(page.getByRole('alert')).toContainText('Nothing answers at http://127.0.0.1:9/mcp');
+});
+
 test('follows the system theme and toggles it', async ({ page }) => {
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.goto('/');
