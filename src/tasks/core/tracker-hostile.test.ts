@@ -161,4 +161,15 @@ describe('TaskTracker against a hostile receiver', () => {
     expect(ctx.receiver.count('tasks/get', dormantId)).toBe(2);
     expect(ctx.tracker.store.getState().tasks.get(dormantId)?.dormant).toBe(false);
   });
+
+  it('a push that raises the pollInterval re-arms the timer: no poll sooner than the new interval', async () => {
+    ctx.receiver.onGet = async () => rawTask({ pollInterval: 10_000 });
+    start(rawTask({ pollInterval: 1000 }));
+    await vi.advanceTimersByTimeAsync(500);
+    ctx.receiver.push('notifications/tasks/status', rawTask({ pollInterval: 10_000 }));
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(polls()).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(polls()).toBe(1);
+  });
 });

@@ -25,6 +25,7 @@ import {
 } from './store';
 import { CLOCK_OUTLIER_MS, ClockOffsetEstimator, mergeSnapshot } from './merge';
 import { unlimitedScheduler } from './request-scheduler';
+import { DEFAULT_POLL_INTERVAL_MS } from './interval';
 import { formatMs } from './ttl';
 import { AUTO_TRACK_PER_MINUTE, MAX_POLLED_TASKS, MAX_SEEN_UNTRACKED, PUSH_COALESCE_MS } from './limits';
 import {
@@ -364,6 +365,16 @@ export class TaskTracker {
       this.queryClient.setQueryData(queryKeys.task(this.connectionId, taskId), merged);
     }
     if (becameTerminal && merged) this.onTerminal(taskId, merged);
+    else if (
+      merged &&
+      meta.source !== 'poll' &&
+      meta.source !== 'probe' &&
+      (merged.pollInterval ?? DEFAULT_POLL_INTERVAL_MS) > (previous?.pollInterval ?? DEFAULT_POLL_INTERVAL_MS)
+    ) {
+      // A push or a listing asked for a longer interval: the timer set from the shorter one would poll
+      // sooner than asked. Re-arm it from now (only ever later, so a push still never brings a poll forward).
+      this.poller.schedule(taskId);
+    }
     if (askedForInput && this.openResultForInput) this.results.openForInput(taskId);
     return merged;
   }
