@@ -27,7 +27,8 @@ import { CLOCK_OUTLIER_MS, ClockOffsetEstimator, mergeSnapshot } from './merge';
 import { unlimitedScheduler } from './request-scheduler';
 import { DEFAULT_POLL_INTERVAL_MS } from './interval';
 import { formatMs } from './ttl';
-import { AUTO_TRACK_PER_MINUTE, MAX_POLLED_TASKS, MAX_SEEN_UNTRACKED, PUSH_COALESCE_MS } from './limits';
+import { MAX_POLLED_TASKS } from './limits';
+import { PushIntake } from './push-intake';
 import {
   systemClock,
   type Clock,
@@ -69,12 +70,7 @@ export class TaskTracker {
   private disposed = false;
   private readonly snapshots = new Map<string, TaskSnapshot>();
   private readonly maxPolled: number;
-  /** When each recent automatic track from a push happened, for the per-minute limit. */
-  private readonly autoTracked: number[] = [];
-  private readonly seenUntracked = new Set<string>();
-  private readonly lastPushAt = new Map<string, number>();
-  private readonly pendingPushes = new Map<string, Normalised<TaskSnapshot | null>>();
-  private readonly pushTimers = new Map<string, unknown>();
+  private readonly pushes: PushIntake;
   private readonly openResultForInput: boolean;
 
   constructor(deps: TrackerDeps) {
@@ -103,74 +99,23 @@ export class TaskTracker {
       snapshot: (taskId) => this.snapshot(taskId),
       observe: (taskId, answer, meta) => this.observe(taskId, answer, meta),
     });
+    this.pushes = new PushIntake({
+      clock: this.clock,
+      isTracked: (taskId) => this.poller.has(taskId),
+      track: (taskId, update) =>
+        this.track(taskId, { origin: 'notification', initial: update, source: 'notification' }),
+      observe: (taskId, update) => this.observe(taskId, update, { source: 'notification' }),
+      untracked: (count) => this.store.setState({ untrackedSeen: count }),
+    });
     this.unsubscribe = this.api.onTaskStatus((update) => {
       if (!update.value || this.disposed) return;
-      this.pushed(update.value.taskId, update);
+      this.pushes.receive(update.value.taskId, update);
     });
-  }
-
-  /**
-   * A status push. The first push for a task is merged at once; more within PUSH_COALESCE_MS are coalesced
-   * (the latest wins), so a receiver sending thousands a second costs one merge per task per window. A push
-   * for a task we do not follow starts following it, up to AUTO_TRACK_PER_MINUTE a minute; the rest are
-   * counted and offered (trackSeen).
-   */
-  private pushed(taskId: string, update: Normalised<TaskSnapshot | null>): void {
-    if (!this.poller.has(taskId)) {
-      const now = this.clock.now();
-      while (this.autoTracked.length > 0 && (this.autoTracked[0] ?? 0) <= now - 60_000)
-        this.autoTracked.shift();
-      if (this.autoTracked.length >= AUTO_TRACK_PER_MINUTE) {
-        if (!this.seenUntracked.has(taskId) && this.seenUntracked.size < MAX_SEEN_UNTRACKED) {
-          this.seenUntracked.add(taskId);
-          this.store.setState({ untrackedSeen: this.seenUntracked.size });
-        }
-        return;
-      }
-      this.autoTracked.push(now);
-      this.track(taskId, { origin: 'notification', initial: update, source: 'notification' });
-      this.lastPushAt.set(taskId, now);
-      return;
-    }
-    const now = this.clock.now();
-    const last = this.lastPushAt.get(taskId) ?? -Infinity;
-    if (now - last >= PUSH_COALESCE_MS && !this.pendingPushes.has(taskId)) {
-      this.lastPushAt.set(taskId, now);
-      this.observe(taskId, update, { source: 'notification' });
-      return;
-    }
-    const waiting = this.pendingPushes.has(taskId);
-    this.pendingPushes.set(taskId, update);
-    if (waiting) return;
-    this.pushTimers.set(
-      taskId,
-      this.clock.setTimeout(
-        () => {
-          this.pushTimers.delete(taskId);
-          const latest = this.pendingPushes.get(taskId);
-          this.pendingPushes.delete(taskId);
-          if (!latest || this.disposed) return;
-          this.lastPushAt.set(taskId, this.clock.now());
-          this.observe(taskId, latest, { source: 'notification' });
-        },
-        Math.max(0, last + PUSH_COALESCE_MS - now),
-      ),
-    );
   }
 
   /** Follows the task ids that pushes named beyond the automatic limit, up to `max` of them. */
   trackSeen(max = 1000): number {
-    let count = 0;
-    for (const taskId of this.seenUntracked) {
-      if (count >= max) break;
-      this.seenUntracked.delete(taskId);
-      if (!this.poller.has(taskId)) {
-        this.track(taskId, { origin: 'notification' });
-        count++;
-      }
-    }
-    this.store.setState({ untrackedSeen: this.seenUntracked.size });
-    return count;
+    return this.pushes.trackSeen(max);
   }
 
   /** Stops waiting for this task's open tasks/result, freeing its connection. */
@@ -296,8 +241,7 @@ export class TaskTracker {
   dispose(): void {
     this.disposed = true;
     this.unsubscribe();
-    for (const timer of this.pushTimers.values()) this.clock.clearTimeout(timer);
-    this.pushTimers.clear();
+    this.pushes.dispose();
     this.poller.dispose();
     this.results.dispose();
   }

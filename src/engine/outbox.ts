@@ -1,0 +1,163 @@
+import { forTrafficLog, type TrafficEvent } from '../mcp';
+import type { Batch, ConnectionNews, FromEngine, InboxEvent, ListStatus, PollingHealth } from './messages';
+
+/** Traffic waiting for the page beyond this is dropped, oldest first, and counted. */
+const MAX_PENDING_TRAFFIC = 2000;
+/** Inbox events waiting for the page beyond this are dropped, oldest first. */
+const MAX_PENDING_INBOX = 1000;
+/** With this many tracked tasks or more, batches go to the page at most every BUSY_BATCH_GAP_MS. */
+const MANY_TASKS = 200;
+const BUSY_BATCH_GAP_MS = 100;
+
+/** The current connection's part of a batch: task records, snapshots and results that changed. */
+export type TaskParts = Pick<Batch, 'connectionId' | 'tasks' | 'snapshots' | 'results'>;
+
+export interface OutboxSource {
+  /** Takes what changed on the current connection since the last batch (empty when nothing did). */
+  takeTaskParts: () => TaskParts;
+  /** How many tasks the current connection tracks, for the batch pacing. */
+  taskCount: () => number;
+}
+
+/**
+ * What waits to go to the page, and when it goes. One batch is out at a time: the next waits for the page's
+ * ack, so a busy page makes changes coalesce here instead of queuing as messages. A batch that cannot be
+ * copied to the page (a receiver's value no structured clone can follow) goes again without the receiver's
+ * bodies, so the page never stops hearing.
+ */
+export class Outbox {
+  /** What changed about the connection since the last batch; write a field and call schedule(). */
+  news: ConnectionNews = {};
+  listStatus: ListStatus | undefined;
+  polling: PollingHealth | undefined;
+  refused: string | undefined;
+  private traffic: TrafficEvent[] = [];
+  private trafficDropped = 0;
+  private inbox: InboxEvent[] = [];
+  private credit = true;
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastFlushAt = 0;
+
+  constructor(
+    private readonly post: (message: FromEngine) => void,
+    private readonly source: OutboxSource,
+  ) {}
+
+  /** The page applied the last batch: the next may go. */
+  ack(): void {
+    this.credit = true;
+    this.schedule();
+  }
+
+  addTraffic(event: TrafficEvent): void {
+    this.traffic.push(forTrafficLog(event));
+    if (this.traffic.length > MAX_PENDING_TRAFFIC * 2) {
+      const drop = this.traffic.length - MAX_PENDING_TRAFFIC;
+      this.traffic.splice(0, drop);
+      this.trafficDropped += drop;
+    }
+    this.schedule();
+  }
+
+  addInbox(event: InboxEvent): void {
+    this.inbox.push(event);
+    if (this.inbox.length > MAX_PENDING_INBOX) this.inbox.splice(0, this.inbox.length - MAX_PENDING_INBOX);
+    this.schedule();
+  }
+
+  /** Forgets what belonged to the connection that just closed (traffic and inbox events stay: they are the page's record). */
+  forgetConnection(): void {
+    this.news = {};
+    this.listStatus = undefined;
+    this.polling = undefined;
+    this.refused = undefined;
+  }
+
+  /** A command's answer, after the batch that carries what the command changed. */
+  reply(id: number, outcome: { value: unknown } | { failure: string }): void {
+    this.flush(true);
+    if ('failure' in outcome) {
+      this.send({ type: 'reply', id, failure: outcome.failure });
+      return;
+    }
+    const failure = this.send({ type: 'reply', id, value: outcome.value });
+    if (failure) this.send({ type: 'reply', id, failure: `the answer could not reach the page: ${failure}` });
+  }
+
+  /** Sends soon, if the page has taken the last batch; otherwise changes keep coalescing here. */
+  schedule(): void {
+    if (!this.credit || this.flushTimer !== undefined) return;
+    // With hundreds of tasks, a batch every frame costs the page more than anyone sees (bench:ui): then
+    // batches are spaced out, and each carries more.
+    const wait =
+      this.source.taskCount() > MANY_TASKS
+        ? Math.max(0, this.lastFlushAt + BUSY_BATCH_GAP_MS - Date.now())
+        : 0;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      if (this.credit) this.flush(false);
+    }, wait);
+  }
+
+  /** `force`: send now whatever the credit (before a reply, so the page sees what the command did). */
+  private flush(force: boolean): void {
+    const batch = this.take();
+    if (!batch) return;
+    this.lastFlushAt = Date.now();
+    if (this.send(batch) === undefined) {
+      if (!force) this.credit = false;
+      return;
+    }
+    const slim: Batch = {
+      ...batch,
+      snapshots: [],
+      results: [],
+      traffic: [],
+      inbox: batch.inbox.filter((e) => e.kind === 'settled'),
+      refused: 'Some data from the receiver could not be passed to the page and was dropped',
+    };
+    if (this.send(slim) === undefined && !force) this.credit = false;
+  }
+
+  /** Posts to the page; returns why it failed (a structured-clone error), or undefined when it went. */
+  private send(message: FromEngine): string | undefined {
+    try {
+      this.post(message);
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  private take(): Batch | null {
+    const parts = this.source.takeTaskParts();
+    const hasNews = Object.keys(this.news).length > 0;
+    const empty =
+      !parts.tasks &&
+      parts.snapshots.length === 0 &&
+      parts.results.length === 0 &&
+      this.traffic.length === 0 &&
+      this.inbox.length === 0 &&
+      !hasNews &&
+      !this.listStatus &&
+      !this.polling &&
+      !this.refused;
+    if (empty) return null;
+    const batch: Batch = {
+      type: 'batch',
+      ...parts,
+      traffic: this.traffic,
+      trafficDropped: this.trafficDropped,
+      inbox: this.inbox,
+      connection: hasNews ? this.news : undefined,
+      listStatus: this.listStatus,
+      polling: this.polling,
+      refused: this.refused,
+    };
+    this.traffic = [];
+    this.trafficDropped = 0;
+    this.inbox = [];
+    this.forgetConnection();
+    return batch;
+  }
+}

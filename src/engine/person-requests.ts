@@ -1,0 +1,96 @@
+import { withRelatedTask, type ServerRequestHandler } from '../mcp';
+import type { Command, InboxEvent, InboxRequest } from './messages';
+
+/** Receiver requests waiting for a person at once; more are refused at once, so a flood cannot fill the page. */
+const MAX_WAITING_FOR_PERSON = 50;
+
+/** A refusal the SDK sends back as a JSON-RPC error with this code. */
+class CodedError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+  ) {
+    super(message);
+  }
+}
+
+type Phase = 'asked' | 'answered' | 'cancelled';
+
+interface Waiter {
+  request: InboxRequest;
+  resolve: (result: Record<string, unknown>) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * What one connection's receiver asks a person (elicitation, sampling): each request is held open until the
+ * page answers it, the receiver withdraws it or the connection closes, and every step is told to the page
+ * (inbox events) and to the task it belongs to (`note`).
+ */
+export class PersonRequests {
+  private readonly waiters = new Map<string, Waiter>();
+  private seq = 0;
+  private refusedCount = 0;
+
+  constructor(
+    private readonly connectionId: number,
+    private readonly events: {
+      inbox: (event: InboxEvent) => void;
+      refused: (note: string) => void;
+      note: (request: InboxRequest, phase: Phase, detail?: string) => void;
+    },
+  ) {}
+
+  /** The handler the session calls for each receiver request. */
+  readonly handler: ServerRequestHandler = (request, signal) =>
+    new Promise((resolve, reject) => {
+      if (this.waiters.size >= MAX_WAITING_FOR_PERSON) {
+        this.refusedCount++;
+        this.events.refused(
+          `${this.refusedCount} ${request.method} requests refused: ${MAX_WAITING_FOR_PERSON} already wait for a person`,
+        );
+        reject(new CodedError(`Too many requests waiting for a person (${MAX_WAITING_FOR_PERSON})`, -32603));
+        return;
+      }
+      const item: InboxRequest = {
+        key: `${this.connectionId}:${String(request.id)}:${++this.seq}`,
+        connectionId: this.connectionId,
+        requestId: request.id,
+        method: request.method,
+        params: request.params,
+        relatedTaskId: request.relatedTaskId,
+        receivedAt: Date.now(),
+      };
+      this.waiters.set(item.key, { request: item, resolve, reject });
+      this.events.inbox({ kind: 'asked', request: item });
+      this.events.note(item, 'asked');
+      signal.addEventListener('abort', () => {
+        if (!this.waiters.delete(item.key)) return;
+        const outcome = 'withdrawn by the receiver';
+        this.events.inbox({ kind: 'settled', key: item.key, state: 'cancelled', outcome });
+        this.events.note(item, 'cancelled', outcome);
+        reject(new Error('cancelled'));
+      });
+    });
+
+  /** The person's answer; false when nothing waits under that key any more. */
+  answer(key: string, outcome: string, reply: Extract<Command, { type: 'answer' }>['reply']): boolean {
+    const waiter = this.waiters.get(key);
+    if (!waiter) return false;
+    this.waiters.delete(key);
+    this.events.inbox({ kind: 'settled', key, state: 'answered', outcome });
+    this.events.note(waiter.request, 'answered', outcome);
+    if ('result' in reply) waiter.resolve(withRelatedTask(reply.result, waiter.request.relatedTaskId));
+    else waiter.reject(new CodedError(reply.error.message, reply.error.code));
+    return true;
+  }
+
+  /** The connection closed: whatever still waits can no longer be answered. */
+  dropAll(): void {
+    for (const [key, waiter] of this.waiters) {
+      this.events.inbox({ kind: 'settled', key, state: 'cancelled', outcome: 'connection closed' });
+      waiter.reject(new Error('connection closed'));
+    }
+    this.waiters.clear();
+  }
+}
