@@ -1,0 +1,148 @@
+/**
+ * What the history keeps must never hold a credential: a browser profile's IndexedDB outlives the tab and can
+ * be read by anyone with the disk. Header values that carry secrets are replaced before anything is stored.
+ */
+
+export const REDACTED = '[redacted]';
+
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'api-key',
+  'x-auth-token',
+  'x-taskscope-relay-token',
+]);
+/** Custom schemes name their secret headers freely (X-Goog-Api-Key, X-Session-Token…): a name is enough. */
+const SECRET_PARTS = /token|secret|password|key/i;
+/** requestHeaders, responseHeaders…: any property that names headers is treated as holding them. */
+const HEADERS_PROPERTY = /headers$/i;
+
+export function isSecretHeader(name: string): boolean {
+  const lower = name.trim().toLowerCase();
+  return SECRET_HEADERS.has(lower) || SECRET_PARTS.test(lower);
+}
+
+/** A copy with secret values replaced; Object.fromEntries keeps a `__proto__` header an own property. */
+export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, isSecretHeader(name) ? REDACTED : value]),
+  );
+}
+
+type Container = Record<string, unknown> | unknown[];
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function isContainer(value: unknown): value is Container {
+  return Array.isArray(value) || isPlainObject(value);
+}
+
+/** A headers value in any shape it travels in: a record, [name, value] pairs or a Map. Unchanged when clean. */
+function redactHeaderLike(value: unknown): unknown {
+  if (isPlainObject(value)) {
+    return Object.keys(value).some(isSecretHeader)
+      ? Object.fromEntries(
+          Object.entries(value).map(([name, v]) => [name, isSecretHeader(name) ? REDACTED : v]),
+        )
+      : value;
+  }
+  const isSecretPair = (pair: unknown) =>
+    Array.isArray(pair) && typeof pair[0] === 'string' && isSecretHeader(pair[0]);
+  if (Array.isArray(value)) {
+    return value.some(isSecretPair)
+      ? value.map((pair: unknown) => (isSecretPair(pair) ? [(pair as unknown[])[0], REDACTED] : pair))
+      : value;
+  }
+  if (value instanceof Map) {
+    const keys = [...value.keys()];
+    return keys.some((k) => typeof k === 'string' && isSecretHeader(k))
+      ? new Map([...value].map(([k, v]) => [k, typeof k === 'string' && isSecretHeader(k) ? REDACTED : v]))
+      : value;
+  }
+  return value;
+}
+
+/** Assignment would turn a `__proto__` key into a prototype change. */
+function setOwn(target: Container, key: string | number, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/** Where a node sits: the same object may hang under several parents (and, after structured clone, in a cycle). */
+interface Link {
+  parent: Frame;
+  key: string | number;
+}
+
+interface Frame {
+  node: Container;
+  parents: Link[];
+  copy?: Container;
+}
+
+function shallowCopy(node: Container): Container {
+  return Array.isArray(node) ? node.slice() : { ...node };
+}
+
+/** Puts `child`'s copy under `link`'s parent, copying that parent (and its own parents) on first need. */
+function attach(link: Link, child: Frame): void {
+  const work: Array<[Link, Frame]> = [[link, child]];
+  for (let item = work.pop(); item; item = work.pop()) {
+    const [{ parent, key }, frame] = item;
+    if (!parent.copy) {
+      parent.copy = shallowCopy(parent.node);
+      for (const up of parent.parents) work.push([up, parent]);
+    }
+    setOwn(parent.copy, key, frame.copy);
+  }
+}
+
+function ensureCopy(frame: Frame): Container {
+  if (frame.copy) return frame.copy;
+  const copy = shallowCopy(frame.node);
+  frame.copy = copy;
+  for (const link of frame.parents) attach(link, frame);
+  return copy;
+}
+
+/**
+ * The value with every headers-like property's secret values redacted. Untouched parts are shared, not copied
+ * (a 200,000-node result without headers costs one walk and no copy), and the walk keeps its own stack so a
+ * value nested 10,000 deep cannot overflow the call stack.
+ */
+export function redactForStorage<T>(value: T): T {
+  if (!isContainer(value)) return value;
+  const root: Frame = { node: value, parents: [] };
+  const frames = new Map<Container, Frame>([[value, root]]);
+  const stack: Frame[] = [root];
+  const visit = (frame: Frame, key: string | number, child: unknown) => {
+    if (typeof key === 'string' && HEADERS_PROPERTY.test(key)) {
+      const redacted = redactHeaderLike(child);
+      if (redacted !== child) setOwn(ensureCopy(frame), key, redacted);
+      return;
+    }
+    if (!isContainer(child)) return;
+    const seen = frames.get(child);
+    if (seen) {
+      const link = { parent: frame, key };
+      seen.parents.push(link);
+      if (seen.copy) attach(link, seen);
+      return;
+    }
+    const next: Frame = { node: child, parents: [{ parent: frame, key }] };
+    frames.set(child, next);
+    stack.push(next);
+  };
+  for (let frame = stack.pop(); frame; frame = stack.pop()) {
+    const { node } = frame;
+    if (Array.isArray(node)) for (let i = 0; i < node.length; i++) visit(frame, i, node[i]);
+    else for (const key of Object.keys(node)) visit(frame, key, node[key]);
+  }
+  return (root.copy ?? value) as T;
+}
