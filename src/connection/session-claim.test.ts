@@ -1,0 +1,223 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  CLAIM_CHANNEL,
+  SESSION_KEY,
+  SessionClaims,
+  forgetSession,
+  parseSessionMap,
+  rememberSession,
+  storedSession,
+  type ClaimChannel,
+} from './session-claim';
+
+class MemoryStorage implements Storage {
+  readonly items = new Map<string, string>();
+  get length() {
+    return this.items.size;
+  }
+  clear() {
+    this.items.clear();
+  }
+  getItem(key: string) {
+    return this.items.get(key) ?? null;
+  }
+  key(index: number) {
+    return [...this.items.keys()][index] ?? null;
+  }
+  removeItem(key: string) {
+    this.items.delete(key);
+  }
+  setItem(key: string, value: string) {
+    this.items.set(key, String(value));
+  }
+}
+
+const A = 'http://127.0.0.1:3001/mcp';
+const B = 'https://example.com/mcp';
+
+describe('stored sessions', () => {
+  it('remembers, reads back and forgets a session per URL', () => {
+    const storage = new MemoryStorage();
+    rememberSession(
+      { url: A, sessionId: 'abc-1', protocolVersion: '2025-11-25', server: { name: 'e' }, savedAt: 1 },
+      storage,
+    );
+    rememberSession({ url: B, sessionId: 'def-2', savedAt: 2 }, storage);
+    expect(storedSession(A, storage)).toEqual({
+      url: A,
+      sessionId: 'abc-1',
+      protocolVersion: '2025-11-25',
+      server: { name: 'e' },
+      savedAt: 1,
+    });
+    forgetSession(A, storage);
+    expect(storedSession(A, storage)).toBeUndefined();
+    expect(storedSession(B, storage)?.sessionId).toBe('def-2');
+    forgetSession(B, storage);
+    expect(storage.getItem(SESSION_KEY)).toBeNull();
+  });
+
+  it('reads junk as nothing and keeps only well-formed entries', () => {
+    for (const raw of ['{oops', '[]', '"s"', 'null', JSON.stringify({ [A]: 'x' })]) {
+      const storage = new MemoryStorage();
+      storage.setItem(SESSION_KEY, raw);
+      expect(storedSession(A, storage)).toBeUndefined();
+    }
+    const map = parseSessionMap({
+      [A]: {
+        url: A,
+        sessionId: 'ok',
+        savedAt: 1,
+        protocolVersion: 'v'.repeat(100),
+        server: 'x'.repeat(20_000),
+      },
+      [B]: { url: 'https://elsewhere/mcp', sessionId: 'filed-under-another-url', savedAt: 1 },
+      'https://c/': { url: 'https://c/', sessionId: 'has space', savedAt: 1 },
+      'https://d/': { url: 'https://d/', sessionId: 'x'.repeat(5000), savedAt: 1 },
+      'https://e/': { url: 'https://e/', sessionId: 'ok', savedAt: 'yesterday' },
+      'https://f/': { url: 'https://f/', sessionId: 'new\nline', savedAt: 1 },
+    });
+    expect([...map.keys()]).toEqual([A]);
+    expect(map.get(A)).toEqual({ url: A, sessionId: 'ok', savedAt: 1 });
+  });
+
+  it('does not store an invalid session, and keeps the 20 newest', () => {
+    const storage = new MemoryStorage();
+    rememberSession({ url: A, sessionId: '', savedAt: 1 }, storage);
+    expect(storage.getItem(SESSION_KEY)).toBeNull();
+    for (let i = 0; i < 25; i++)
+      rememberSession({ url: `https://r${i}/`, sessionId: `s${i}`, savedAt: i }, storage);
+    const kept = Object.keys(JSON.parse(storage.getItem(SESSION_KEY)!));
+    expect(kept).toHaveLength(20);
+    expect(kept).not.toContain('https://r4/');
+    expect(kept).toContain('https://r24/');
+  });
+
+  it('never throws when storage does', () => {
+    const blocked = () => {
+      throw new DOMException('blocked', 'SecurityError');
+    };
+    expect(() => rememberSession({ url: A, sessionId: 's', savedAt: 1 }, blocked)).not.toThrow();
+    expect(storedSession(A, blocked)).toBeUndefined();
+    expect(() => forgetSession(A, blocked)).not.toThrow();
+  });
+});
+
+describe('SessionClaims over a BroadcastChannel', () => {
+  const open: SessionClaims[] = [];
+  let channelName = '';
+  let counter = 0;
+  // A channel per test, so a late message of one test cannot reach the next.
+  beforeEach(() => {
+    channelName = `taskscope-sessions-test-${++counter}`;
+  });
+  afterEach(() => {
+    for (const claims of open.splice(0)) claims.close();
+  });
+  const tab = (timeoutMs = 60) => {
+    const claims = new SessionClaims({ timeoutMs, channel: () => new BroadcastChannel(channelName) });
+    open.push(claims);
+    return claims;
+  };
+
+  it('a claim nobody else holds succeeds', async () => {
+    const first = tab();
+    tab();
+    expect(await first.claim(A, 's1')).toBe(true);
+    expect(first.holds(A)).toBe('s1');
+  });
+
+  it('a second tab claiming a session the first holds gets false, and true after release', async () => {
+    const first = tab();
+    const second = tab();
+    expect(await first.claim(A, 's1')).toBe(true);
+    expect(await second.claim(A, 's1')).toBe(false);
+    expect(second.holds(A)).toBeUndefined();
+    first.release(A);
+    expect(await second.claim(A, 's1')).toBe(true);
+    // Now the second holds it, and the first is turned away.
+    expect(await first.claim(A, 's1')).toBe(false);
+  });
+
+  it('a session held with hold() is defended like a claimed one', async () => {
+    const first = tab();
+    const second = tab();
+    first.hold(A, 'opened-here');
+    expect(await second.claim(A, 'opened-here')).toBe(false);
+  });
+
+  it('other URLs and other sessions do not interfere', async () => {
+    const first = tab();
+    const second = tab();
+    first.hold(A, 's1');
+    expect(await second.claim(B, 's1')).toBe(true);
+    expect(await second.claim(A, 's2')).toBe(true);
+    expect(await first.claim(B, 's9')).toBe(true);
+  });
+
+  it('a tab does not answer its own question', async () => {
+    const only = tab();
+    only.hold(A, 's1');
+    expect(await only.claim(A, 's1')).toBe(true);
+    // Even over a channel that echoes every message back to its sender.
+    const listeners: ((event: MessageEvent) => void)[] = [];
+    const echo: ClaimChannel = {
+      postMessage: (data) => listeners.forEach((l) => l(new MessageEvent('message', { data }))),
+      addEventListener: (_type, listener) => listeners.push(listener),
+      close: () => {},
+    };
+    const echoing = new SessionClaims({ timeoutMs: 20, channel: () => echo });
+    echoing.hold(A, 's1');
+    expect(await echoing.claim(A, 's2')).toBe(true);
+    echoing.release(A);
+    expect(await echoing.claim(A, 's1')).toBe(true);
+    echoing.close();
+  });
+
+  it('two tabs claiming one session at the same moment: exactly one wins', async () => {
+    // Repeated, so that both orders of the random nonces come up.
+    for (let i = 0; i < 8; i++) {
+      const [first, second] = [tab(), tab()];
+      const results = await Promise.all([first.claim(A, `s${i}`), second.claim(A, `s${i}`)]);
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect([first.holds(A), second.holds(A)].filter(Boolean)).toEqual([`s${i}`]);
+    }
+  });
+
+  it('a claim made while another is still waiting loses to it, whichever nonce is lower', async () => {
+    for (let i = 0; i < 6; i++) {
+      const first = tab(80);
+      const second = tab(80);
+      const early = first.claim(A, `s${i}`);
+      await new Promise((r) => setTimeout(r, 30));
+      const late = second.claim(A, `s${i}`);
+      expect([await early, await late]).toEqual([true, false]);
+      first.close();
+      second.close();
+    }
+  });
+
+  it('with no BroadcastChannel every claim succeeds', async () => {
+    const alone = new SessionClaims({ channel: () => null });
+    const other = new SessionClaims({ channel: () => null });
+    other.hold(A, 's1');
+    expect(await alone.claim(A, 's1')).toBe(true);
+    alone.close();
+    other.close();
+  });
+
+  it('uses the taskscope-sessions channel by default', async () => {
+    let name = '';
+    const claims = new SessionClaims({
+      channel: (n) => {
+        name = n;
+        return null;
+      },
+    });
+    expect(name).toBe(CLAIM_CHANNEL);
+    claims.close();
+    const real = new SessionClaims();
+    expect(await real.claim(`urn:test:${Math.random()}`, 's')).toBe(true);
+    real.close();
+  });
+});
