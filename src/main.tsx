@@ -8,20 +8,18 @@ import { queryClient } from './state/query-client';
 import { applyTheme } from './state/preferences';
 import { initialSelection, useSelection } from './state/selection';
 import { getEngine } from './engine/bridge';
-import { connect, disconnect, initialServerUrl } from './connection/actions';
-import { useConnection } from './state/connection';
+import { connect, initialHeaders, initialServerUrl, pageHiding } from './connection/actions';
 
 applyTheme();
 useSelection.setState({ selection: initialSelection() });
 wireEngine(getEngine(), queryClient);
 // Connecting is an action, not an effect: it runs once per page load, whatever React does with effects.
-void connect(initialServerUrl());
-// End the session on the receiver when the page goes away, so it does not keep our tasks for nothing.
-window.addEventListener('pagehide', () => void disconnect());
-// Back from the back/forward cache: that session was ended above, so open a new one.
-window.addEventListener('pageshow', (event) => {
-  if (event.persisted) void connect(useConnection.getState().url, useConnection.getState().headers);
-});
+// A reload takes up this tab's session again, so its tasks stay live and ?task= links keep working.
+const serverUrl = initialServerUrl();
+void connect(serverUrl, initialHeaders(serverUrl), { resume: true });
+// The session is not ended here (only Disconnect sends DELETE): a reload resumes it, and receivers expire
+// idle ones. What history has pending is written now.
+window.addEventListener('pagehide', pageHiding);
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');

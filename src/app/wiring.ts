@@ -8,6 +8,7 @@ import { resetTaskRecords, tasksStore, usePollingHealth, useTaskListStatus } fro
 import { applyTaskChanges } from '../tasks/core/task-changes';
 import { queryKeys } from '../tasks/core/query-keys';
 import { usePreferences } from '../state/preferences';
+import { applyHealth } from '../connection/actions';
 
 /**
  * The one place a connection's pieces meet on the page: the engine's batches go into the stores and the
@@ -39,13 +40,10 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
     if (batch.polling) usePollingHealth.setState({ health: batch.polling });
     if (batch.refused) useInbox.setState({ refused: batch.refused });
     const news = batch.connection;
-    // Health news can come before the connect's reply has set "connected"; it is kept either way.
+    if (news?.health) applyHealth(news.health);
+    if (news?.history) useConnection.setState({ history: news.history });
     if (news?.degraded !== undefined) useConnection.setState({ degraded: news.degraded ?? undefined });
     if (news?.streamNote) useConnection.setState({ streamNote: news.streamNote });
-    if (news?.sessionLost && useConnection.getState().status === 'connected')
-      useConnection.setState({ status: 'error', error: news.sessionLost, degraded: undefined });
-    else if (news?.closed && useConnection.getState().status === 'connected')
-      useConnection.setState({ status: 'closed', degraded: undefined });
   };
 
   const stopBatches = engine.onBatch((batches) => {
@@ -64,11 +62,14 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
     return { paused: pollingPaused, minPollIntervalMs };
   };
   let last = settings();
-  const stopSettings = usePreferences.subscribe(() => {
+  let preserve = usePreferences.getState().preserveLog;
+  const stopSettings = usePreferences.subscribe((prefs) => {
     const next = settings();
     if (next.paused !== last.paused || next.minPollIntervalMs !== last.minPollIntervalMs)
       void engine.request({ type: 'settings', settings: next });
     last = next;
+    if (prefs.preserveLog !== preserve) void engine.request({ type: 'preserve', on: prefs.preserveLog });
+    preserve = prefs.preserveLog;
   });
 
   return () => {

@@ -3,14 +3,30 @@ import { Plug, Unplug, KeyRound } from 'lucide-react';
 import { Button } from '../ui/Button';
 import { connect, disconnect } from './actions';
 import { useConnection, type ConnectionStatus } from '../state/connection';
+import { useNow } from '../state/clock';
+import { SavedReceivers } from './SavedReceivers';
 
 const statusLook: Record<ConnectionStatus, { dot: string; label: string }> = {
   idle: { dot: 'bg-slate-400', label: 'Not connected' },
   connecting: { dot: 'bg-amber-400 animate-pulse', label: 'Connecting…' },
   connected: { dot: 'bg-green-500', label: 'Connected' },
+  'session-lost': { dot: 'bg-amber-500 animate-pulse', label: 'Session lost' },
+  unreachable: { dot: 'bg-red-500 animate-pulse', label: 'Unreachable' },
   error: { dot: 'bg-red-500', label: 'Connection failed' },
   closed: { dot: 'bg-slate-400', label: 'Disconnected' },
 };
+
+/** While the engine retries: when the next attempt goes, counted down on the page's one clock. */
+function RetryIn({ at, attempt }: { at: number; attempt?: number }) {
+  const now = useNow();
+  const seconds = Math.max(0, Math.ceil((at - now) / 1000));
+  return (
+    <span className="text-slate-500" data-testid="connection-retry">
+      {seconds > 0 ? `retrying in ${seconds} s` : 'retrying…'}
+      {attempt !== undefined && attempt > 1 ? ` (attempt ${attempt})` : ''}
+    </span>
+  );
+}
 
 /** One header per line, `Name: value`; lines that are not headers are dropped rather than sent half-formed. */
 export function parseHeaderLines(text: string): Record<string, string> {
@@ -23,7 +39,7 @@ export function parseHeaderLines(text: string): Record<string, string> {
 }
 
 export function ConnectionBar() {
-  const { url, status, headers, degraded } = useConnection();
+  const { url, status, headers, degraded, error, retryAt, attempt, since, viaRelay } = useConnection();
   const [draft, setDraft] = useState<string | null>(null);
   const [headerText, setHeaderText] = useState<string | null>(null);
   const [showHeaders, setShowHeaders] = useState(false);
@@ -47,14 +63,29 @@ export function ConnectionBar() {
       <span
         className="flex items-center gap-1.5 text-xs whitespace-nowrap text-slate-500 dark:text-slate-400"
         data-testid="connection-status"
+        data-status={status === 'connected' && degraded ? 'degraded' : status}
         title={
           degraded
             ? `${degraded.failures} requests failed in a row since ${new Date(degraded.since).toLocaleTimeString()}: ${degraded.error.message}`
-            : undefined
+            : error && status !== 'connected'
+              ? `${error.message}${since ? ` (since ${new Date(since).toLocaleTimeString()})` : ''}`
+              : undefined
         }
       >
         <span className={`h-2 w-2 rounded-full ${look.dot}`} aria-hidden />
         {look.label}
+        {(status === 'unreachable' || status === 'session-lost') && retryAt !== undefined && (
+          <RetryIn at={retryAt} attempt={attempt} />
+        )}
+        {viaRelay && (
+          <span
+            className="rounded bg-slate-100 px-1 text-[10px] text-slate-600 dark:bg-slate-800 dark:text-slate-300"
+            title="Requests go through Taskscope's local relay, because this receiver does not allow the page's origin"
+            data-testid="via-relay"
+          >
+            via relay
+          </span>
+        )}
         {status === 'connected' && degraded && (
           <span
             className="max-w-64 truncate text-amber-700 dark:text-amber-400"
@@ -84,7 +115,16 @@ export function ConnectionBar() {
         <KeyRound size={14} />
         {Object.keys(headers).length > 0 && <span className="text-xs">{Object.keys(headers).length}</span>}
       </Button>
-      {status === 'connected' || status === 'connecting' ? (
+      <SavedReceivers
+        currentUrl={url}
+        currentHeaders={headers}
+        onPick={(picked, pickedHeaders) => {
+          setDraft(null);
+          setHeaderText(null);
+          void connect(picked, pickedHeaders);
+        }}
+      />
+      {status !== 'idle' && status !== 'error' && status !== 'closed' ? (
         <>
           <Button type="submit" variant="outline" title="Reconnect (new session)">
             <Plug size={14} /> Reconnect

@@ -1,7 +1,12 @@
+import { useState } from 'react';
 import { Server } from 'lucide-react';
 import { Badge } from '../ui/Badge';
+import { Button } from '../ui/Button';
 import { ErrorNote } from '../ui/Panel';
-import { useConnection } from '../state/connection';
+import { useConnection, type ConnectionState } from '../state/connection';
+import { usePreferences } from '../state/preferences';
+import { clearHistory, connect } from './actions';
+import { setRelay } from './saved-receivers';
 import { useTasks } from '../tasks/store';
 import type { Dialect } from '../tasks/core/store';
 
@@ -25,31 +30,143 @@ function Capability({ on, label }: { on: boolean; label: string }) {
   );
 }
 
-export function ServerCard() {
-  const { status, server, support, error, url, streamNote } = useConnection();
-  const dialects = useTasks((s) => s.dialects);
-  if (status === 'error' && error) {
+function problemTitle({ status, error }: Pick<ConnectionState, 'status' | 'error'>): string {
+  if (status === 'unreachable') return 'Receiver unreachable';
+  if (status === 'session-lost') return 'Session lost';
+  if (error?.diagnosis === 'cors') return "The receiver does not allow this page's origin (CORS)";
+  return 'Could not connect';
+}
+
+/**
+ * A receiver without CORS for this page can still be reached through `npm start`'s relay, once the person
+ * says so for this very URL: a link cannot make the relay fetch anything by itself.
+ */
+function RelayOffer({ url, headers }: { url: string; headers: Record<string, string> }) {
+  const [confirming, setConfirming] = useState(false);
+  if (!confirming)
     return (
-      <div className="p-3">
-        <ErrorNote title={error.kind === 'session-lost' ? 'Session lost' : 'Could not connect'}>
-          <p>{error.message}</p>
-          {error.detail && <p className="mt-1 font-mono text-xs break-all opacity-80">{error.detail}</p>}
-          <p className="mt-1 text-xs opacity-80">{url}</p>
-        </ErrorNote>
-      </div>
+      <Button variant="outline" onClick={() => setConfirming(true)} data-testid="relay-offer">
+        Connect through the local relay
+      </Button>
     );
-  }
+  return (
+    <div className="space-y-2 text-xs" role="dialog" aria-label="Connect through the local relay">
+      <p>
+        Taskscope&apos;s own server (the one <code>npm start</code> runs, on this machine only) will forward
+        this page&apos;s MCP requests to <span className="font-mono break-all">{url}</span> and pass back only
+        JSON and event-stream answers. Use it for receivers you trust; the choice is remembered for this URL.
+      </p>
+      <div className="flex gap-2">
+        <Button
+          variant="primary"
+          data-testid="relay-confirm"
+          onClick={() => {
+            setRelay(url, true);
+            void connect(url, headers);
+          }}
+        >
+          Connect through the relay
+        </Button>
+        <Button variant="ghost" onClick={() => setConfirming(false)}>
+          Cancel
+        </Button>
+      </div>
+    </div>
+  );
+}
+
+function ConnectionProblem() {
+  const { status, error, url, headers, since, viaRelay } = useConnection();
+  if (!error || (status !== 'error' && status !== 'unreachable' && status !== 'session-lost')) return null;
+  return (
+    <ErrorNote title={problemTitle({ status, error })}>
+      <p data-testid="connection-error">{error.message}</p>
+      {error.detail && <p className="mt-1 font-mono text-xs break-all opacity-80">{error.detail}</p>}
+      <p className="mt-1 text-xs opacity-80">
+        {url}
+        {since && status !== 'error' ? ` · since ${new Date(since).toLocaleTimeString()}` : ''}
+      </p>
+      {error.diagnosis === 'cors' && !viaRelay && (
+        <div className="mt-2">
+          <RelayOffer url={url} headers={headers} />
+        </div>
+      )}
+    </ErrorNote>
+  );
+}
+
+/** Devtools' "Preserve log" and Clear, for what Taskscope keeps of this receiver in the browser. */
+function HistoryControls() {
+  const preserve = usePreferences((s) => s.preserveLog);
+  const setPreserve = usePreferences((s) => s.setPreserveLog);
+  const history = useConnection((s) => s.history);
+  const connected = useConnection((s) => s.status !== 'idle');
+  const problem =
+    history && (history.state === 'full' || history.state === 'error' || history.state === 'unavailable');
+  return (
+    <div className="space-y-1 border-t border-slate-100 pt-2 text-xs dark:border-slate-800">
+      <div className="flex items-center gap-3">
+        <label
+          className="flex items-center gap-1.5"
+          title="Keep tasks, results and traffic of this receiver across reloads and reconnects"
+        >
+          <input
+            type="checkbox"
+            checked={preserve}
+            onChange={(e) => setPreserve(e.target.checked)}
+            data-testid="preserve-log"
+          />
+          Preserve log
+        </label>
+        <Button
+          variant="ghost"
+          disabled={!connected}
+          onClick={() => void clearHistory()}
+          title="Forget this receiver's ended tasks, traffic and answered requests, here and in storage; live tasks stay"
+          data-testid="clear-history"
+        >
+          Clear
+        </Button>
+        {history?.restored ? (
+          <span className="text-slate-500" data-testid="history-restored">
+            {history.restored} task{history.restored === 1 ? '' : 's'} restored
+          </span>
+        ) : null}
+      </div>
+      {problem && (
+        <p
+          className="rounded bg-amber-50 px-2 py-1 text-amber-800 dark:bg-amber-950 dark:text-amber-300"
+          data-testid="history-problem"
+        >
+          {history.message}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function ServerCard() {
+  const { status, server, support, streamNote, viaRelay, url, headers, resumed, recoveredAt, sessionId } =
+    useConnection();
+  const dialects = useTasks((s) => s.dialects);
   if (!server) {
     return (
       <div className="space-y-2 p-3" aria-busy={status === 'connecting'}>
-        <div className="h-4 w-2/3 animate-pulse rounded bg-slate-200 dark:bg-slate-800" />
-        <div className="h-3 w-1/2 animate-pulse rounded bg-slate-200 dark:bg-slate-800" />
+        <ConnectionProblem />
+        {status === 'connecting' && (
+          <>
+            <div className="h-4 w-2/3 animate-pulse rounded bg-slate-200 dark:bg-slate-800" />
+            <div className="h-3 w-1/2 animate-pulse rounded bg-slate-200 dark:bg-slate-800" />
+          </>
+        )}
+        <HistoryControls />
       </div>
     );
   }
   const extraCaps = Object.keys(server.capabilities).filter((k) => k !== 'tasks');
   return (
     <div className="space-y-2 p-3 text-sm" data-testid="server-card">
+      <ConnectionProblem />
       <div className="flex items-center gap-2">
         <Server size={16} className="shrink-0 text-slate-400" />
         <span className="truncate font-semibold" data-testid="server-name" title={server.name}>
@@ -63,6 +180,10 @@ export function ServerCard() {
         <dt className="text-slate-500">protocol</dt>
         <dd className="font-mono" data-testid="protocol-version">
           {server.protocolVersion ?? 'unknown'}
+        </dd>
+        <dt className="text-slate-500">session</dt>
+        <dd className="truncate font-mono" data-testid="session-id" title={sessionId}>
+          {sessionId ?? '— (sessionless receiver)'}
         </dd>
         <dt className="text-slate-500">tasks</dt>
         <dd className="flex flex-wrap gap-1" data-testid="task-capabilities">
@@ -97,11 +218,33 @@ export function ServerCard() {
           {streamNote}
         </p>
       )}
+      {(resumed || recoveredAt) && status === 'connected' && (
+        <p className="text-xs text-slate-500" data-testid="session-note">
+          {recoveredAt
+            ? `Recovered at ${new Date(recoveredAt).toLocaleTimeString()}: polling goes on where it stopped.`
+            : 'Session resumed after the reload: its tasks stay live.'}
+        </p>
+      )}
+      {viaRelay && (
+        <p className="flex items-center gap-2 text-xs text-slate-500">
+          Through the local relay.
+          <Button
+            variant="ghost"
+            onClick={() => {
+              setRelay(url, false);
+              void connect(url, headers);
+            }}
+          >
+            Connect directly
+          </Button>
+        </p>
+      )}
       {!support?.toolCall && (
         <p className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-800 dark:bg-amber-950 dark:text-amber-300">
           This receiver does not support tasks for tools/call: tools can be listed but not run as tasks.
         </p>
       )}
+      <HistoryControls />
     </div>
   );
 }

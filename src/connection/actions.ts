@@ -1,9 +1,16 @@
 import { getEngine } from '../engine/bridge';
+import type { Health } from '../engine/messages';
+import type { RelayRoute, ResumeSession, ServerDescription } from '../mcp';
 import { resetTaskRecords } from '../tasks/store';
+import { useTraffic } from '../traffic/store';
+import { useInbox } from '../inbox/store';
 import { usePreferences } from '../state/preferences';
 import { useSelection } from '../state/selection';
 import { useConnection } from '../state/connection';
 import { normaliseReceiverUrl } from './receiver-url';
+import { SessionClaims, forgetSession, rememberSession, storedSession } from './session-claim';
+import { headersFor, recordUse, relayChosen } from './saved-receivers';
+import { fetchRelayRoute } from './relay';
 
 /** Where the dashboard connects when no ?server= is given: the demo receiver `npm start` mounts beside it. */
 export const demoReceiverUrl = () => new URL('/demo/mcp', window.location.origin).toString();
@@ -13,24 +20,45 @@ export function parseReceiverUrl(raw: string): URL | null {
   return normaliseReceiverUrl(raw, window.location.origin);
 }
 
+/** One per page: which receiver sessions this tab holds, so a duplicated tab opens its own. */
+let claims: SessionClaims | undefined;
+const sessionClaims = () => (claims ??= new SessionClaims());
+
+/**
+ * Ends the session on the receiver (DELETE): only here, never on a reload or a new connect, where the session
+ * is left to be resumed or to expire. What was observed stays on the page, marked as its session's.
+ */
 export async function disconnect(): Promise<void> {
-  const { status } = useConnection.getState();
-  // A newer id makes any connect still on its way stale.
-  useConnection.setState((s) => ({
-    id: s.id + 1,
+  const { status, url } = useConnection.getState();
+  // A newer id would make a connect still on its way stale; the records stay with the id they came with.
+  useConnection.setState({
     status: status === 'idle' ? 'idle' : 'closed',
     degraded: undefined,
-  }));
-  resetTaskRecords();
+    retryAt: undefined,
+    since: Date.now(),
+  });
+  forgetSession(url);
+  sessionClaims().release(url);
   await getEngine().request({ type: 'disconnect' });
+  // Bump after the engine's last batch (the tasks marked as their session's) has been applied.
+  useConnection.setState((s) => ({ id: s.id + 1 }));
+}
+
+export interface ConnectOptions {
+  /** Take up this tab's session from before the reload, if no other tab holds it and the receiver still knows it. */
+  resume?: boolean;
 }
 
 /**
- * Opens a session in the engine and makes it the current one. Started from user actions and from boot, never
- * from a component effect: StrictMode would run that twice and open two sessions. A connect overtaken by a
- * newer one (or a disconnect) leaves no trace: the engine closes its session and its answer is ignored.
+ * Opens a connection in the engine and makes it the current one. Started from user actions and from boot,
+ * never from a component effect: StrictMode would run that twice and open two sessions. A connect overtaken
+ * by a newer one (or a disconnect) leaves no trace: the engine drops it and its answer is ignored.
  */
-export async function connect(rawUrl: string, headers: Record<string, string> = {}): Promise<void> {
+export async function connect(
+  rawUrl: string,
+  headers: Record<string, string> = {},
+  options: ConnectOptions = {},
+): Promise<void> {
   const url = parseReceiverUrl(rawUrl);
   const id = useConnection.getState().id + 1;
   if (!url) {
@@ -48,34 +76,126 @@ export async function connect(rawUrl: string, headers: Record<string, string> = 
     await getEngine().request({ type: 'disconnect' });
     return;
   }
+  const href = url.toString();
+  const viaRelay = relayChosen(href);
   useConnection.setState({
     id,
-    url: url.toString(),
+    url: href,
     headers,
     status: 'connecting',
+    since: Date.now(),
+    retryAt: undefined,
     degraded: undefined,
     streamNote: undefined,
     server: undefined,
     support: undefined,
     error: undefined,
+    sessionId: undefined,
+    resumed: undefined,
+    recoveredAt: undefined,
+    history: undefined,
+    viaRelay,
   });
+  recordUse(href, headers);
+  const { pollingPaused, minPollIntervalMs, preserveLog } = usePreferences.getState();
   resetTaskRecords();
-  const { pollingPaused, minPollIntervalMs } = usePreferences.getState();
+  if (preserveLog) {
+    // History brings this receiver's traffic and answered requests back; what the page shows of others goes.
+    useTraffic.getState().clear();
+    useInbox.setState((s) => ({ items: s.items.filter((i) => i.state === 'pending') }));
+  }
+  let relay: RelayRoute | undefined;
+  if (viaRelay) {
+    const route = await fetchRelayRoute();
+    if (useConnection.getState().id !== id) return;
+    if (!route.ok) {
+      useConnection.setState({ status: 'error', error: { kind: 'other', message: route.message } });
+      return;
+    }
+    relay = route.route;
+  }
+  const resume = options.resume ? await resumable(href) : undefined;
+  if (useConnection.getState().id !== id) return;
   const selection = useSelection.getState().selection;
-  const reply = await getEngine().request({
+  await getEngine().request({
     type: 'connect',
     connectionId: id,
-    url: url.toString(),
+    url: href,
     headers,
     settings: { paused: pollingPaused, minPollIntervalMs },
     followTaskId: selection.kind === 'task' ? selection.taskId : undefined,
+    resume,
+    relay,
+    preserve: preserveLog,
   });
-  if (useConnection.getState().id !== id) return;
-  if (reply.ok) useConnection.setState({ status: 'connected', server: reply.server, support: reply.support });
-  else if (!reply.stale) useConnection.setState({ status: 'error', error: reply.error });
+}
+
+/** This tab's session for `url` from before a reload, when no other tab (a duplicate of this one) holds it. */
+async function resumable(url: string): Promise<ResumeSession | undefined> {
+  const stored = storedSession(url);
+  const server = stored?.server as ServerDescription | undefined;
+  if (!stored || typeof server?.name !== 'string' || typeof server.capabilities !== 'object')
+    return undefined;
+  if (!(await sessionClaims().claim(url, stored.sessionId))) {
+    // A duplicated tab: the session is the other tab's; this one opens its own and must not resume it later.
+    forgetSession(url);
+    return undefined;
+  }
+  return { sessionId: stored.sessionId, protocolVersion: stored.protocolVersion, server };
+}
+
+/** The engine's word on the connection: kept for the header, and the session kept for a reload. */
+export function applyHealth(health: Health): void {
+  const { url } = useConnection.getState();
+  useConnection.setState({
+    status: health.status,
+    since: health.since,
+    retryAt: health.retryAt,
+    attempt: health.attempt,
+    error: health.error,
+    recoveredAt: health.recoveredAt,
+    ...(health.status === 'connected'
+      ? {
+          server: health.server,
+          support: health.support,
+          sessionId: health.sessionId,
+          resumed: health.resumed,
+          degraded: undefined,
+        }
+      : {}),
+  });
+  if (health.status !== 'connected') return;
+  if (health.sessionId && health.server) {
+    rememberSession({
+      url,
+      sessionId: health.sessionId,
+      protocolVersion: health.protocolVersion,
+      server: health.server,
+      savedAt: Date.now(),
+    });
+    sessionClaims().hold(url, health.sessionId);
+  } else forgetSession(url);
+}
+
+/** Clear, as in devtools: ended tasks, traffic and answered requests go, here and in storage; live tasks stay. */
+export async function clearHistory(): Promise<void> {
+  await getEngine().request({ type: 'clearHistory' });
+  useTraffic.getState().clear();
+  useInbox.setState((s) => ({ items: s.items.filter((i) => i.state === 'pending') }));
 }
 
 /** The receiver a page load should connect to: ?server= wins, then the demo receiver. */
 export function initialServerUrl(search = window.location.search): string {
   return new URLSearchParams(search).get('server') ?? demoReceiverUrl();
+}
+
+/** Headers for a receiver the page connects to by itself: the tab's, or those the person chose to remember. */
+export function initialHeaders(rawUrl: string): Record<string, string> {
+  const url = parseReceiverUrl(rawUrl);
+  return url ? headersFor(url.toString()) : {};
+}
+
+/** The page is going away (reload, close): write what history has pending; the session stays open. */
+export function pageHiding(): void {
+  void getEngine().request({ type: 'flush' });
 }

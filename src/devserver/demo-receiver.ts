@@ -36,6 +36,12 @@ export interface DemoReceiverOptions {
   allowedHosts?: string[];
   /** Oldest idle sessions are closed beyond this many, so a long-running demo does not grow without end. */
   maxSessions?: number;
+  /**
+   * Off: no CORS headers and no preflight answer, like most servers built on the SDK without CORS
+   * middleware (the Origin check stays). A page on another origin then cannot read its answers, which is
+   * what Taskscope's local relay is for (npm run receiver -- --no-cors).
+   */
+  cors?: boolean;
 }
 
 export interface DemoReceiver {
@@ -150,6 +156,10 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
     const origin = req.headers.origin;
     if (!isAllowedOrigin(origin, allowed) && !isSameOrigin(origin, req.headers.host)) {
       jsonRpcError(res, 403, -32000, `Origin ${String(origin)} is not allowed by this receiver`);
+      return;
+    }
+    if (options.cors === false) {
+      next();
       return;
     }
     if (origin) {

@@ -16,6 +16,8 @@ const allowedHosts = allowedHostsFromEnv();
 const receiver = createDemoReceiver({
   allowedOrigins: process.env.ALLOWED_ORIGINS?.split(',').filter(Boolean),
   allowedHosts,
+  // As most SDK servers without CORS middleware are: reachable from a page only through a relay.
+  cors: !process.argv.includes('--no-cors'),
 });
 app.use('/mcp', receiver.router);
 app.use(hostAllowList(allowedHosts), plainNotFound, plainErrors);

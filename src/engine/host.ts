@@ -1,10 +1,15 @@
 import {
   McpSession,
+  SessionHolder,
   TasksApi,
   TrafficTap,
+  backoffForAttempt,
   classifyError,
+  forTrafficLog,
+  relayFetch,
   serverTaskSupport,
   type ClassifiedError,
+  type ResumeSession,
 } from '../mcp';
 import { createQueryClient } from '../tasks/core/query-client';
 import { RequestScheduler } from '../tasks/core/request-scheduler';
@@ -16,6 +21,9 @@ import type {
   Batch,
   Command,
   ConnectReply,
+  ConnectionNews,
+  Health,
+  InboxEvent,
   PollingHealth,
   Replies,
   ToEngine,
@@ -24,7 +32,9 @@ import type {
 import type { QueryClient } from '@tanstack/query-core';
 import { Outbox, type TaskParts } from './outbox';
 import { PersonRequests } from './person-requests';
-import { CONNECTIONS_PER_ORIGIN, diagnose, watchConnection } from './connection-watch';
+import { CONNECTIONS_PER_ORIGIN, answersAt, diagnose, watchConnection } from './connection-watch';
+import { HistoryRecorder } from './history-recorder';
+import { HistoryDb } from './history';
 import type { FromEngine } from './messages';
 
 const HEALTH_EVERY_MS = 1000;
@@ -32,11 +42,17 @@ const HEALTH_EVERY_MS = 1000;
 export interface HostOptions {
   /** The fetch the sessions use; Node tests pass none and get the global one. */
   fetch?: typeof fetch;
+  /** Where history is kept; by default IndexedDB when there is one. Tests pass their own or null. */
+  history?: () => Promise<HistoryDb | null>;
 }
+
+type ConnectCommand = Extract<Command, { type: 'connect' }>;
 
 interface Connection {
   id: number;
-  session: McpSession;
+  command: ConnectCommand;
+  holder: SessionHolder;
+  tap: TrafficTap;
   api: TasksApi;
   tracker: TaskTracker;
   scheduler: RequestScheduler;
@@ -47,21 +63,55 @@ interface Connection {
   tasksDirty: boolean;
   dirtySnapshots: Set<string>;
   dirtyResults: Set<string>;
+  health: Health;
+  /** Polls held while nothing answers; a ping with backoff finds out when the receiver is back. */
+  suspended: boolean;
+  checkingReach: boolean;
+  attempt: number;
+  retryTimer?: ReturnType<typeof setTimeout>;
+  unwatch?: () => void;
+  history?: HistoryRecorder;
+  closed: boolean;
   stop: () => void;
+  /** Swaps the traffic tap (numbering restarts after restored traffic) before any session uses it. */
+  retap: (tap: TrafficTap) => void;
 }
 
 /**
- * The engine: everything that talks to a receiver, off the page's main thread. It owns the session (the SDK
- * transport, SSE, the traffic tap), the tracker and its timers, the request budget and the receiver's own
- * requests; the page sends commands and gets batches of what changed. Runs in a Worker in the browser and
- * as a plain object in Node tests.
+ * Whether trying again later can help: nothing answered, or the receiver was busy. A receiver that answered
+ * and refused (no MCP endpoint, a web page, CORS, auth) will refuse again until someone changes something.
+ */
+function isRetryable(error: ClassifiedError): boolean {
+  if (error.diagnosis === 'cors') return false;
+  if (error.kind === 'cors-or-network' || error.kind === 'timeout' || error.kind === 'rate-limited')
+    return true;
+  if (error.kind === 'session-lost') return true;
+  return error.kind === 'other' && (error.httpStatus ?? 0) >= 500;
+}
+
+/** An answer of any kind, even a JSON-RPC error, means the receiver is there. */
+const stillAway = (error: ClassifiedError) =>
+  error.kind === 'cors-or-network' || error.kind === 'timeout' || error.kind === 'session-lost';
+
+const openIndexedDbHistory = () => HistoryDb.open().catch(() => null);
+
+/**
+ * The engine: everything that talks to a receiver, off the page's main thread. It owns the connection (the
+ * SDK sessions one after another, SSE, the traffic tap), the tracker and its timers, the request budget, the
+ * receiver's own requests and the history kept in IndexedDB; the page sends commands and gets batches of what
+ * changed. A connection outlives its sessions: a receiver that restarts gets a new session, and its tasks
+ * go on. Runs in a Worker in the browser and as a plain object in Node tests.
  */
 export class EngineHost {
   private current: Connection | null = null;
   private connectSeq = 0;
   /** The latest settings the page sent, applied to every connection opened after. */
   private settings: TrackerSettings | undefined;
+  private preserve = true;
   private readonly outbox: Outbox;
+  private historyDb: Promise<HistoryDb | null> | undefined;
+  /** The last session this engine ended per receiver: its live tasks are asked about in the next one. */
+  private readonly endedSessions = new Map<string, string>();
 
   constructor(
     post: (message: FromEngine) => void,
@@ -93,7 +143,18 @@ export class EngineHost {
         return this.connect(command);
       case 'disconnect':
         this.connectSeq++;
-        await this.closeCurrent();
+        await this.closeCurrent(true);
+        return null;
+      case 'preserve':
+        await this.setPreserve(command.on);
+        return null;
+      case 'clearHistory':
+        return this.clearHistory();
+      case 'follow':
+        conn?.tracker.follow(command.taskId);
+        return null;
+      case 'flush':
+        await conn?.history?.flush();
         return null;
       case 'settings':
         this.settings = command.settings;
@@ -139,61 +200,229 @@ export class EngineHost {
     }
   }
 
-  private async connect(command: Extract<Command, { type: 'connect' }>): Promise<ConnectReply> {
+  /**
+   * Opens the connection: its history first (shown at once, whatever the receiver does), then a session —
+   * this tab's earlier one when the page kept it and the receiver still knows it, else a new one.
+   */
+  private async connect(command: ConnectCommand): Promise<ConnectReply> {
     const seq = ++this.connectSeq;
     this.settings = command.settings;
-    await this.closeCurrent();
-    const tap = new TrafficTap();
-    const stopTap = tap.subscribe((event) => {
-      if (this.connectSeq === seq) this.outbox.addTraffic(event);
-    });
-    let session: McpSession;
-    try {
-      session = await McpSession.connect({
-        url: command.url,
-        headers: command.headers,
-        tap,
-        fetch: this.options.fetch,
-      });
-    } catch (error) {
-      stopTap();
-      if (seq !== this.connectSeq) return { ok: false, stale: true };
-      return {
-        ok: false,
-        error: await diagnose(command.url, classifyError(error, { method: 'initialize' })),
-      };
+    if (command.preserve !== undefined) this.preserve = command.preserve;
+    await this.closeCurrent(false);
+    if (seq !== this.connectSeq) return { ok: false, stale: true };
+    const conn = this.open(command);
+    this.setHealth(conn, { status: 'connecting', since: Date.now() });
+    if (this.preserve) await this.restore(conn);
+    if (seq !== this.connectSeq || conn.closed) return { ok: false, stale: true };
+    const ended = command.resume?.sessionId ?? this.endedSessions.get(command.url);
+    return this.establish(conn, command.resume, ended);
+  }
+
+  /** One attempt at a session; a failure that time can mend is tried again with backoff, for as long as the page is open. */
+  private async establish(
+    conn: Connection,
+    resume: ResumeSession | undefined,
+    ended: string | undefined,
+  ): Promise<ConnectReply> {
+    conn.retryTimer = undefined;
+    const { url, headers } = conn.command;
+    const base = { url, headers, tap: conn.tap, fetch: this.fetchFor(conn) };
+    let session: McpSession | undefined;
+    if (resume) {
+      try {
+        session = await McpSession.connect({ ...base, resume });
+      } catch (error) {
+        const classified = classifyError(error, { method: 'ping' });
+        if (conn.closed) return { ok: false, stale: true };
+        if (stillAway(classified) && classified.kind !== 'session-lost')
+          return this.failed(conn, classified, () => this.establish(conn, resume, ended));
+        // The receiver answered and does not know the session any more: a new one, and its tasks are asked about.
+      }
     }
-    if (seq !== this.connectSeq) {
+    if (!session) {
+      try {
+        session = await McpSession.connect(base);
+      } catch (error) {
+        if (conn.closed) return { ok: false, stale: true };
+        const classified = classifyError(error, { method: 'initialize' });
+        const diagnosed = conn.command.relay ? classified : await diagnose(url, classified);
+        return this.failed(conn, diagnosed, () => this.establish(conn, undefined, ended));
+      }
+    }
+    if (conn.closed) {
       // Another connect (or a disconnect) came while this one was on its way: this session is nobody's.
-      stopTap();
-      await session.close();
+      await (session.resumed ? session.abandon() : session.close());
       return { ok: false, stale: true };
     }
-    const conn = this.open(command, session, stopTap);
+    this.install(conn, session);
+    conn.tracker.sessionReady(ended);
     const server = session.describeServer();
+    const support = serverTaskSupport(server.capabilities);
+    const wasDown = conn.health.status !== 'connecting';
+    this.setHealth(conn, {
+      status: 'connected',
+      since: Date.now(),
+      server,
+      support,
+      sessionId: session.sessionId,
+      protocolVersion: server.protocolVersion,
+      resumed: session.resumed,
+      recoveredAt: wasDown ? Date.now() : undefined,
+    });
+    conn.history?.setMeta({ server, lastSessionId: session.sessionId });
     void (async () => {
-      if (conn.api.support.list) await this.syncList(conn);
-      // A deep link (?task=) to a task tasks/list did not bring: follow it, so the page says what became of it.
-      const follow = command.followTaskId;
+      if (support.list) await this.syncList(conn);
+      // A deep link (?task=) to a task neither history nor tasks/list brought: follow it, so the page says
+      // what became of it. One history brought from another session is left for the person to follow.
+      const follow = conn.command.followTaskId;
       if (follow && this.current === conn && !conn.tracker.isTracked(follow))
         conn.tracker.track(follow, { origin: 'manual' });
     })();
-    return { ok: true, server, support: serverTaskSupport(server.capabilities) };
+    return { ok: true, server, support, sessionId: session.sessionId, resumed: session.resumed };
   }
 
-  private open(
-    command: Extract<Command, { type: 'connect' }>,
-    session: McpSession,
-    stopTap: () => void,
-  ): Connection {
-    const api = new TasksApi(session);
-    const server = session.describeServer();
+  /** Says what went wrong and, when waiting can mend it, tries again after a backoff. */
+  private failed(
+    conn: Connection,
+    error: ClassifiedError,
+    retry: () => Promise<ConnectReply>,
+  ): { ok: false; error: ClassifiedError } {
+    const now = Date.now();
+    if (!isRetryable(error)) {
+      this.setHealth(conn, { status: 'error', since: now, error });
+      return { ok: false, error };
+    }
+    conn.attempt++;
+    const wait = backoffForAttempt(conn.attempt);
+    const status = conn.health.status === 'session-lost' ? 'session-lost' : 'unreachable';
+    this.setHealth(conn, {
+      status,
+      since: conn.health.status === status ? conn.health.since : now,
+      error,
+      retryAt: now + wait,
+      attempt: conn.attempt,
+    });
+    conn.retryTimer = setTimeout(() => {
+      if (!conn.closed) void retry();
+    }, wait);
+    return { ok: false, error };
+  }
+
+  private fetchFor(conn: Connection): typeof fetch | undefined {
+    const base = this.options.fetch ?? globalThis.fetch.bind(globalThis);
+    return conn.command.relay ? relayFetch(base, conn.command.relay) : this.options.fetch;
+  }
+
+  private install(conn: Connection, session: McpSession): void {
+    conn.holder.set(session);
+    conn.attempt = 0;
+    session.setServerRequestHandler(conn.people.handler);
+    conn.unwatch = watchConnection(session, conn.scheduler, {
+      news: (news) => this.news(conn, news),
+      sessionLost: () => this.sessionLost(conn, session),
+      networkFailing: () => void this.checkReach(conn, session),
+    });
+  }
+
+  /** The receiver no longer knows our session (it restarted, or expired it): a new one, by itself. */
+  private sessionLost(conn: Connection, session: McpSession): void {
+    if (conn.closed || conn.holder.session !== session) return;
+    conn.unwatch?.();
+    conn.tracker.sessionEnded({ final: false });
+    conn.holder.set(null);
+    conn.suspended = false;
+    void session.abandon();
+    this.setHealth(conn, {
+      status: 'session-lost',
+      since: Date.now(),
+      error: {
+        kind: 'session-lost',
+        message:
+          'The receiver no longer knows this session (it restarted, or expired it): opening a new one; tasks it still knows go on.',
+      },
+    });
+    void this.establish(conn, undefined, session.sessionId);
+  }
+
+  /**
+   * Requests keep failing at the network level. If nothing answers at the receiver's address either (or the
+   * relay says it cannot reach it), polling is held and a ping with backoff finds out when it is back.
+   */
+  private async checkReach(conn: Connection, session: McpSession): Promise<void> {
+    if (conn.suspended || conn.checkingReach || conn.closed) return;
+    conn.checkingReach = true;
+    const answers = conn.command.relay ? false : await answersAt(conn.command.url);
+    conn.checkingReach = false;
+    if (answers || conn.closed || conn.holder.session !== session) return;
+    conn.suspended = true;
+    conn.tracker.settingsChanged();
+    this.awaitReturn(conn, session, 1);
+  }
+
+  private awaitReturn(conn: Connection, session: McpSession, attempt: number): void {
+    const wait = backoffForAttempt(attempt);
+    const since = conn.health.status === 'unreachable' ? conn.health.since : Date.now();
+    this.setHealth(conn, {
+      ...conn.health,
+      status: 'unreachable',
+      since,
+      error: {
+        kind: 'cors-or-network',
+        diagnosis: 'unreachable',
+        message: `The receiver at ${conn.command.url} stopped answering (refused or dropped); it answered before, so this is not CORS. Polling waits until it is back.`,
+      },
+      retryAt: Date.now() + wait,
+      attempt,
+      recoveredAt: undefined,
+    });
+    conn.retryTimer = setTimeout(async () => {
+      if (conn.closed || conn.holder.session !== session) return;
+      try {
+        await session.request('ping');
+      } catch (error) {
+        const classified = classifyError(error, { method: 'ping' });
+        // A lost session is taken up by sessionLost (the transport said so); anything else is still away.
+        if (classified.kind === 'session-lost' || conn.holder.session !== session) return;
+        if (stillAway(classified)) return this.awaitReturn(conn, session, attempt + 1);
+      }
+      if (conn.closed || conn.holder.session !== session) return;
+      conn.suspended = false;
+      conn.tracker.resumeAfterOutage();
+      this.setHealth(conn, {
+        ...conn.health,
+        status: 'connected',
+        since: Date.now(),
+        error: undefined,
+        retryAt: undefined,
+        attempt: undefined,
+        recoveredAt: Date.now(),
+      });
+      this.news(conn, { degraded: null });
+    }, wait);
+  }
+
+  private setHealth(conn: Connection, health: Health): void {
+    conn.health = health;
+    this.news(conn, { health });
+  }
+
+  private news(conn: Connection, news: ConnectionNews): void {
+    if (this.current !== conn) return;
+    Object.assign(this.outbox.news, news);
+    this.outbox.schedule();
+  }
+
+  private open(command: ConnectCommand): Connection {
+    const holder = new SessionHolder();
+    const api = new TasksApi(holder);
     // The notification stream holds one connection while it is open (connection-watch.ts resizes this).
     const scheduler = new RequestScheduler({ slots: CONNECTIONS_PER_ORIGIN - 2 });
     const queryClient = createQueryClient();
     const conn: Connection = {
       id: command.connectionId,
-      session,
+      command,
+      holder,
+      tap: new TrafficTap(),
       api,
       scheduler,
       queryClient,
@@ -203,7 +432,13 @@ export class EngineHost {
       tasksDirty: false,
       dirtySnapshots: new Set(),
       dirtyResults: new Set(),
+      health: { status: 'connecting', since: Date.now() },
+      suspended: false,
+      checkingReach: false,
+      attempt: 0,
+      closed: false,
       stop: () => undefined,
+      retap: () => undefined,
       tracker: undefined as unknown as TaskTracker,
       people: undefined as unknown as PersonRequests,
     };
@@ -211,13 +446,19 @@ export class EngineHost {
       api,
       queryClient,
       connectionId: conn.id,
-      settings: () => conn.settings,
+      // While the receiver is away, polls wait (and say nothing) instead of piling errors on every task.
+      settings: () => (conn.suspended ? { ...conn.settings, paused: true } : conn.settings),
       scheduler,
+      sessionId: () => holder.session?.sessionId,
       // Newer receivers (2026-07-28) carry input requests in tasks/get and have no tasks/result to open.
-      openResultForInput: !server.protocolVersion?.startsWith('2026'),
+      openResultForInput: () => !holder.describeServer().protocolVersion?.startsWith('2026'),
     });
+    const inbox = (event: InboxEvent) => {
+      this.outbox.addInbox(event);
+      conn.history?.addInbox(event);
+    };
     conn.people = new PersonRequests(conn.id, {
-      inbox: (event) => this.outbox.addInbox(event),
+      inbox,
       refused: (note) => {
         this.outbox.refused = note;
         this.outbox.schedule();
@@ -227,14 +468,9 @@ export class EngineHost {
           conn.tracker.noteInput(item.relatedTaskId, { method: item.method, phase, detail });
       },
     });
-    session.setServerRequestHandler(conn.people.handler);
-    watchConnection(session, scheduler, (news) => {
-      if (this.current !== conn) return;
-      Object.assign(this.outbox.news, news);
-      this.outbox.schedule();
-    });
     const stopStore = conn.tracker.store.subscribe(() => {
       conn.tasksDirty = true;
+      conn.history?.tasksChanged();
       this.outbox.schedule();
     });
     // Snapshots and results live in the Worker's query cache; mark the ones that changed for the next batch.
@@ -243,27 +479,143 @@ export class EngineHost {
       const key = event.query.queryKey as readonly unknown[];
       const taskId = key[4];
       if (key[3] !== 'task' || typeof taskId !== 'string') return;
-      (key[5] === 'result' ? conn.dirtyResults : conn.dirtySnapshots).add(taskId);
+      if (key[5] === 'result') {
+        conn.dirtyResults.add(taskId);
+        conn.history?.resultChanged(taskId);
+      } else {
+        conn.dirtySnapshots.add(taskId);
+        conn.history?.snapshotChanged(taskId);
+      }
       this.outbox.schedule();
     });
     const health = setInterval(() => {
       this.outbox.polling = this.pollingHealth(conn);
       this.outbox.schedule();
     }, HEALTH_EVERY_MS);
+    let stopTap = this.listenToTap(conn);
     conn.stop = () => {
       stopTap();
       stopStore();
       stopCache();
       clearInterval(health);
     };
+    conn.retap = (tap) => {
+      stopTap();
+      conn.tap = tap;
+      stopTap = this.listenToTap(conn);
+    };
     this.current = conn;
     return conn;
   }
 
-  private async closeCurrent(): Promise<void> {
+  private listenToTap(conn: Connection): () => void {
+    return conn.tap.subscribe((event) => {
+      if (this.current !== conn) return;
+      this.outbox.addTraffic(event);
+      conn.history?.addTraffic(forTrafficLog(event));
+    });
+  }
+
+  private history(): Promise<HistoryDb | null> {
+    this.historyDb ??= (this.options.history ?? openIndexedDbHistory)();
+    return this.historyDb;
+  }
+
+  /** Puts this receiver's history back: tasks into the tracker, traffic and answered requests to the page. */
+  private async restore(conn: Connection): Promise<void> {
+    const db = await this.history();
+    if (!db) {
+      this.news(conn, {
+        history: {
+          state: 'unavailable',
+          message:
+            'This browser gives Taskscope no IndexedDB (private mode?): history lasts only as long as the page.',
+        },
+      });
+      return;
+    }
+    const loaded = await db.load(conn.command.url);
+    if (conn.closed) return;
+    conn.tracker.restore(loaded.tasks);
+    let lastSeq = 0;
+    for (const event of loaded.traffic) {
+      this.outbox.addTraffic(event);
+      lastSeq = Math.max(lastSeq, event.seq);
+    }
+    // Traffic numbers go on from the restored ones, so no two rows share one.
+    conn.retap(new TrafficTap(undefined, lastSeq));
+    for (const event of restoredInbox(loaded.inbox)) this.outbox.addInbox(event);
+    conn.history = new HistoryRecorder(
+      db,
+      conn.command.url,
+      conn.tracker,
+      conn.queryClient,
+      conn.id,
+      (news) => this.news(conn, { history: news }),
+    );
+    conn.history.skipRestored();
+    this.news(conn, { history: { state: 'on', restored: loaded.tasks.length } });
+  }
+
+  /** "Preserve log": on keeps what is observed from now (and what is shown); off forgets what was kept. */
+  private async setPreserve(on: boolean): Promise<void> {
+    this.preserve = on;
     const conn = this.current;
     if (!conn) return;
+    const db = await this.history();
+    if (!db) return;
+    if (on && !conn.history) {
+      conn.history = new HistoryRecorder(
+        db,
+        conn.command.url,
+        conn.tracker,
+        conn.queryClient,
+        conn.id,
+        (news) => this.news(conn, { history: news }),
+      );
+      conn.history.tasksChanged();
+      for (const taskId of conn.tracker.store.getState().order) {
+        conn.history.snapshotChanged(taskId);
+        conn.history.resultChanged(taskId);
+      }
+      this.news(conn, { history: { state: 'on' } });
+    } else if (!on && conn.history) {
+      const recorder = conn.history;
+      conn.history = undefined;
+      await recorder.dispose();
+      await db.clear(conn.command.url, []);
+      this.news(conn, { history: { state: 'off' } });
+    }
+  }
+
+  /** Clear: ended tasks, traffic and answered requests go, from the page and from history; live tasks stay. */
+  private async clearHistory(): Promise<string[]> {
+    const conn = this.current;
+    if (!conn) return [];
+    const forgotten = conn.tracker.forgetEnded();
+    const live = conn.tracker.store.getState().order;
+    if (conn.history) await conn.history.clear(live);
+    else await (await this.history())?.clear(conn.command.url, live);
+    return forgotten;
+  }
+
+  /**
+   * `end`: the person disconnected, so the session is ended on the receiver (DELETE). Otherwise (a new
+   * connect) it is left to expire: the receiver may still hold tasks someone wants, and a reload resumes it.
+   */
+  private async closeCurrent(end: boolean): Promise<void> {
+    const conn = this.current;
+    if (!conn) return;
+    clearTimeout(conn.retryTimer);
+    conn.unwatch?.();
+    const session = conn.holder.session;
+    // Said while the page still listens to this connection: its tasks show as ended with their session.
+    conn.tracker.sessionEnded({ final: true });
+    this.outbox.sendNow();
+    conn.closed = true;
     this.current = null;
+    if (session?.sessionId) this.endedSessions.set(conn.command.url, session.sessionId);
+    await conn.history?.dispose();
     conn.stop();
     conn.tracker.dispose();
     conn.scheduler.close();
@@ -271,7 +623,8 @@ export class EngineHost {
     conn.queryClient.clear();
     // What was waiting for the page belongs to this connection: the next one starts clean.
     this.outbox.forgetConnection();
-    await conn.session.close();
+    conn.holder.set(null);
+    if (session) await (end ? session.close() : session.abandon());
   }
 
   private async run(
@@ -369,3 +722,22 @@ const notConnected = (): { ok: false; error: ClassifiedError } => ({
   ok: false,
   error: { kind: 'other', message: 'Not connected to a receiver.' },
 });
+
+/**
+ * Answered requests from history, for the inbox's record. Keys are made new: the ones they had came from an
+ * earlier page and could meet this page's. A request still waiting when the page went away cannot be
+ * answered now, so it is left out.
+ */
+function restoredInbox(events: readonly InboxEvent[]): InboxEvent[] {
+  const settled = new Map<string, Extract<InboxEvent, { kind: 'settled' }>>();
+  for (const event of events) if (event.kind === 'settled') settled.set(event.key, event);
+  const out: InboxEvent[] = [];
+  for (const event of events) {
+    if (event.kind !== 'asked') continue;
+    const end = settled.get(event.request.key);
+    if (!end) continue;
+    const key = `history:${event.request.receivedAt}:${event.request.key}`;
+    out.push({ kind: 'asked', request: { ...event.request, key } }, { ...end, key });
+  }
+  return out;
+}

@@ -6,6 +6,8 @@
 import type {
   ClassifiedError,
   Normalised,
+  RelayRoute,
+  ResumeSession,
   ServerDescription,
   ServerTaskSupport,
   TaskResultSnapshot,
@@ -29,8 +31,21 @@ export type Command =
       settings: TrackerSettings;
       /** A deep-linked task to follow if tasks/list does not bring it. */
       followTaskId?: string;
+      /** This tab's session from before a reload, to take up again while the receiver still knows it. */
+      resume?: ResumeSession;
+      /** Reach the receiver through `npm start`'s relay (it does not allow the page's origin). */
+      relay?: RelayRoute;
+      /** Keep what is observed in IndexedDB and restore it (devtools' "Preserve log"); on by default. */
+      preserve?: boolean;
     }
   | { type: 'disconnect' }
+  | { type: 'preserve'; on: boolean }
+  /** Forgets the receiver's history, shown and stored, except tasks still live. */
+  | { type: 'clearHistory' }
+  /** A task restored from another session: follow it in this one. */
+  | { type: 'follow'; taskId: string }
+  /** Write what is pending to history now (the page is going away). */
+  | { type: 'flush' }
   | { type: 'settings'; settings: TrackerSettings }
   | { type: 'listTools' }
   | { type: 'run'; tool: ToolInfo; args: Record<string, unknown>; ttl?: number }
@@ -53,7 +68,7 @@ export type Command =
     };
 
 export type ConnectReply =
-  | { ok: true; server: ServerDescription; support: ServerTaskSupport }
+  | { ok: true; server: ServerDescription; support: ServerTaskSupport; sessionId?: string; resumed: boolean }
   | { ok: false; stale: true }
   | { ok: false; stale?: false; error: ClassifiedError };
 
@@ -62,6 +77,10 @@ export type Failure = { ok: false; error: ClassifiedError };
 export interface Replies {
   connect: ConnectReply;
   disconnect: null;
+  preserve: null;
+  clearHistory: string[];
+  follow: null;
+  flush: null;
   settings: null;
   listTools: { tools: ToolInfo[]; warnings: Warning[] };
   run: { ok: true; taskId: string } | Failure;
@@ -95,12 +114,44 @@ export type InboxEvent =
   | { kind: 'settled'; key: string; state: 'answered' | 'cancelled'; outcome: string };
 
 /**
+ * One state for the connection, as the header shows it. connecting: the first session is being opened.
+ * session-lost: the receiver no longer knows ours; a new one is being opened. unreachable: nothing answers
+ * (refused, dropped, no route); retrying. error: the receiver answered, and it cannot work (no MCP endpoint,
+ * a web page, CORS, auth); not retried by itself.
+ */
+export interface Health {
+  status: 'connecting' | 'connected' | 'session-lost' | 'unreachable' | 'error';
+  error?: ClassifiedError;
+  /** Since when it has been in this state. */
+  since: number;
+  /** When the next attempt goes out, while retrying. */
+  retryAt?: number;
+  attempt?: number;
+  server?: ServerDescription;
+  support?: ServerTaskSupport;
+  sessionId?: string;
+  protocolVersion?: string;
+  /** The session was taken up again after a reload, not initialized. */
+  resumed?: boolean;
+  /** Connected again after an outage or a lost session. */
+  recoveredAt?: number;
+}
+
+/** What became of history writes: said in the page, never thrown. */
+export interface HistoryNews {
+  state: 'on' | 'off' | 'unavailable' | 'full' | 'error';
+  message?: string;
+  /** Tasks restored from history on this connect. */
+  restored?: number;
+}
+
+/**
  * What changed about the connection since the last batch. Separate fields, so one event in a batch never
  * hides another (a session lost and then a success must both arrive).
  */
 export interface ConnectionNews {
-  sessionLost?: ClassifiedError;
-  closed?: true;
+  health?: Health;
+  history?: HistoryNews;
   /** Requests keep failing (network, deadlines, 5xx) since `since`; null: answering again. */
   degraded?: { failures: number; since: number; error: ClassifiedError } | null;
   /** The GET stream keeps closing right after it opens. */

@@ -84,6 +84,13 @@ export class Outbox {
     if (failure) this.send({ type: 'reply', id, failure: `the answer could not reach the page: ${failure}` });
   }
 
+  /** Sends what is pending now, whatever the credit: the connection it belongs to is about to go. */
+  sendNow(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.flush(true);
+  }
+
   /** Sends soon, if the page has taken the last batch; otherwise changes keep coalescing here. */
   schedule(): void {
     if (!this.credit || this.flushTimer !== undefined) return;

@@ -1,4 +1,11 @@
-import { DeadlineExceeded, HttpStatusError, LocalRefusal, WrongResponseId } from './errors';
+import {
+  DeadlineExceeded,
+  HttpStatusError,
+  LocalRefusal,
+  NoSession,
+  RelayRefusal,
+  WrongResponseId,
+} from './errors';
 import { cutText } from './json';
 import { isSessionLost } from './rules';
 
@@ -25,6 +32,11 @@ export interface ClassifiedError {
   retryAfterMs?: number;
   /** The receiver's own words, for the detail view. */
   detail?: string;
+  /**
+   * What a probe found behind a network failure: the receiver answers but refuses this origin (cors), or
+   * nothing answers there (unreachable).
+   */
+  diagnosis?: 'cors' | 'unreachable';
 }
 
 export interface ErrorContext {
@@ -231,6 +243,16 @@ export function classifyError(error: unknown, ctx: ErrorContext = {}): Classifie
   try {
     if (error instanceof LocalRefusal) {
       return { kind: 'unsupported', message: error.message };
+    }
+    if (error instanceof NoSession) {
+      return { kind: 'session-lost', message: error.message };
+    }
+    if (error instanceof RelayRefusal) {
+      return {
+        kind: /text\/html|web page/i.test(error.message) ? 'protocol' : 'other',
+        message: `The local relay: ${cutText(error.message, 300)}`,
+        httpStatus: error.status,
+      };
     }
     if (error instanceof HttpStatusError) {
       return classifyHttp(error.status, error.body, error.retryAfterMs, ctx);

@@ -46,3 +46,22 @@ export class WrongResponseId extends Error {
     super(`answered with JSON-RPC id ${JSON.stringify(received)}, expected ${JSON.stringify(expected)}`);
   }
 }
+
+/** Asked while there is no session (the engine is reconnecting): nothing was sent. */
+export class NoSession extends Error {
+  override readonly name = 'NoSession';
+  constructor() {
+    super('No session with the receiver right now: Taskscope is reconnecting.');
+  }
+}
+
+/** The local relay refused a request or could not pass the receiver's answer; nothing of the receiver's came back. */
+export class RelayRefusal extends Error {
+  override readonly name = 'RelayRefusal';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -6,6 +6,8 @@ export * from './normalise-result';
 export * from './capabilities';
 export * from './traffic';
 export * from './session';
+export * from './session-holder';
+export * from './relay-fetch';
 export * from './tasks-api';
 export * from './rules';
 export * from './guarded-fetch';

@@ -51,6 +51,18 @@ export interface ConnectOptions {
   tap?: TrafficTap;
   /** Per-request timeout in ms; tasks/result may block for long on 2025-11-25 receivers, so it can be longer. */
   requestTimeoutMs?: number;
+  /**
+   * Take up a session this tab opened before (kept across a reload) instead of initializing: the receiver is
+   * asked a ping under it, and if it no longer knows the session the connect fails with a session-lost error.
+   */
+  resume?: ResumeSession;
+}
+
+export interface ResumeSession {
+  sessionId: string;
+  protocolVersion?: string;
+  /** What initialize said back then: a resumed session is not told again. */
+  server: ServerDescription;
 }
 
 export interface ServerDescription {
@@ -122,6 +134,8 @@ export class McpSession {
   private readonly notificationListeners = new Set<NotificationListener>();
   private serverRequestHandler: ServerRequestHandler | undefined;
   private closed = false;
+  /** Set when the session was taken up again rather than initialized. */
+  private resumedServer: ServerDescription | undefined;
   onClose?: () => void;
   /** The receiver answered 404 (or 400 naming the session) to our session id: it no longer knows us. */
   onSessionLost?: () => void;
@@ -148,6 +162,7 @@ export class McpSession {
     const inner = new StreamableHTTPClientTransport(new URL(options.url), {
       fetch: guardedFetch(baseFetch, tap, hooks, inFlight),
       requestInit: options.headers ? { headers: options.headers } : undefined,
+      sessionId: options.resume?.sessionId,
     });
     const transport = new TappedTransport(inner, tap, inFlight);
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
@@ -156,8 +171,29 @@ export class McpSession {
     hooks.notificationStream = (open) => session.onNotificationStream?.(open);
     hooks.outcome = (ok, error) => session.onOutcome?.(ok, error);
     session.install();
+    // With a session id the SDK skips initialize: the resume below checks the receiver still knows it.
     await client.connect(transport);
+    if (options.resume) await session.takeUp(options.resume);
     return session;
+  }
+
+  private async takeUp(resume: ResumeSession): Promise<void> {
+    if (resume.protocolVersion) this.transport.setProtocolVersion(resume.protocolVersion);
+    this.resumedServer = resume.server;
+    try {
+      await this.request('ping');
+    } catch (error) {
+      // The session is the receiver's (gone, or never ours to end): close without DELETE.
+      await this.abandon();
+      throw error;
+    }
+    // initialized would have opened the notification stream; a resumed session opens it here.
+    void this.transport.inner.resumeStream('').catch(() => undefined);
+  }
+
+  /** True when this session was taken up again after a reload rather than initialized. */
+  get resumed(): boolean {
+    return this.resumedServer !== undefined;
   }
 
   private install(): void {
@@ -213,6 +249,7 @@ export class McpSession {
   }
 
   describeServer(): ServerDescription {
+    if (this.resumedServer) return this.resumedServer;
     const version = this.client.getServerVersion();
     const text = (value: unknown, max: number) =>
       typeof value === 'string' ? cutText(value, max) : undefined;
@@ -248,6 +285,13 @@ export class McpSession {
   /** Who answers the receiver's own requests (elicitation, sampling); one at a time. */
   setServerRequestHandler(handler: ServerRequestHandler | undefined): void {
     this.serverRequestHandler = handler;
+  }
+
+  /** Closes the streams without ending the session on the receiver: it is lost already, or another tab's. */
+  async abandon(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.client.close().catch(() => undefined);
   }
 
   /** Ends the session on the receiver (DELETE) and closes the streams; safe to call twice. */

@@ -2,7 +2,8 @@ import { LocalRefusal } from './errors';
 import { normaliseTask } from './normalise';
 import { normaliseResult } from './normalise-result';
 import { normaliseTool, serverTaskSupport, whyNotTask } from './capabilities';
-import type { McpSession, Notification } from './session';
+import type { Notification } from './session';
+import type { SessionLike } from './session-holder';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, Warning } from './types';
 
 /** Every name a receiver may use for a task status push: the spec's and the user documents'. */
@@ -26,7 +27,7 @@ export interface CreateTaskOptions {
  * Errors are thrown raw; callers classify them with classifyError, knowing what they asked.
  */
 export class TasksApi {
-  constructor(private readonly session: McpSession) {}
+  constructor(private readonly session: SessionLike) {}
 
   get support() {
     return serverTaskSupport(this.session.describeServer().capabilities);

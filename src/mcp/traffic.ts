@@ -75,7 +75,13 @@ export class TrafficTap {
   /** HTTP status of the POST that carried each of our request ids, so SSE answers get it too. */
   private readonly httpStatusById = new Map<string | number, number>();
 
-  constructor(private readonly now: () => number = () => performance.now()) {}
+  /** `startSeq`: the last seq already shown (traffic restored from history), so numbers never repeat. */
+  constructor(
+    private readonly now: () => number = () => performance.now(),
+    startSeq = 0,
+  ) {
+    this.seq = startSeq;
+  }
 
   subscribe(listener: TrafficListener): () => void {
     this.listeners.add(listener);

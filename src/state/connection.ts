@@ -1,7 +1,13 @@
 import { create } from 'zustand';
 import type { ClassifiedError, ServerDescription, ServerTaskSupport } from '../mcp';
+import type { HistoryNews } from '../engine/messages';
 
-export type ConnectionStatus = 'idle' | 'connecting' | 'connected' | 'error' | 'closed';
+/**
+ * One state, as the header shows it (the engine's Health, plus the page's own idle and closed). session-lost
+ * and unreachable are retried by the engine on its own; error waits for the person.
+ */
+export type ConnectionStatus =
+  'idle' | 'connecting' | 'connected' | 'session-lost' | 'unreachable' | 'error' | 'closed';
 
 export interface ConnectionState {
   /** Grows with every connect, so data from an older session is never read as the current one's. */
@@ -9,13 +15,27 @@ export interface ConnectionState {
   url: string;
   headers: Record<string, string>;
   status: ConnectionStatus;
+  /** Since when the connection has been in this status. */
+  since?: number;
+  /** When the engine tries again, while retrying. */
+  retryAt?: number;
+  attempt?: number;
   server?: ServerDescription;
   support?: ServerTaskSupport;
   error?: ClassifiedError;
+  sessionId?: string;
+  /** The session was taken up again after a reload. */
+  resumed?: boolean;
+  /** Connected again after an outage or a lost session. */
+  recoveredAt?: number;
+  /** Requests go through `npm start`'s local relay (the receiver does not allow this origin). */
+  viaRelay?: boolean;
   /** Set while requests keep failing on a connected session: how many, since when, the last error. */
   degraded?: { failures: number; since: number; error: ClassifiedError };
   /** Set when the notification stream keeps closing right after it opens. */
   streamNote?: string;
+  /** What became of history for this receiver (restored, full, unavailable). */
+  history?: HistoryNews;
 }
 
 export const useConnection = create<ConnectionState>()(() => ({

@@ -9,9 +9,12 @@ export interface Preferences {
   pollingPaused: boolean;
   /** The user's floor for every poll interval, in ms; never makes polling faster than the receiver asks. */
   minPollIntervalMs: number;
+  /** Keep what is observed per receiver in IndexedDB across reloads and reconnects (devtools' "Preserve log"). */
+  preserveLog: boolean;
   setTheme: (theme: ThemeChoice) => void;
   setPollingPaused: (paused: boolean) => void;
   setMinPollIntervalMs: (ms: number) => void;
+  setPreserveLog: (on: boolean) => void;
 }
 
 export const usePreferences = create<Preferences>()(
@@ -20,16 +23,19 @@ export const usePreferences = create<Preferences>()(
       theme: 'system',
       pollingPaused: false,
       minPollIntervalMs: 0,
+      preserveLog: true,
       setTheme: (theme) => set({ theme }),
       setPollingPaused: (pollingPaused) => set({ pollingPaused }),
       setMinPollIntervalMs: (ms) =>
         set({ minPollIntervalMs: Math.max(0, Math.min(600_000, Math.round(ms) || 0)) }),
+      setPreserveLog: (preserveLog) => set({ preserveLog }),
     }),
     {
       name: 'taskscope:preferences',
-      version: 1,
-      // Version 0 had no minimum interval; anything unreadable falls back to the defaults.
-      migrate: (persisted) => ({ minPollIntervalMs: 0, ...(persisted as object) }) as Preferences,
+      version: 2,
+      // Version 0 had no minimum interval, version 1 no preserve log; anything unreadable gets the defaults.
+      migrate: (persisted) =>
+        ({ minPollIntervalMs: 0, preserveLog: true, ...(persisted as object) }) as Preferences,
     },
   ),
 );

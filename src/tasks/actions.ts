@@ -59,3 +59,8 @@ export type CallOutcome =
 export function callToolPlain(tool: ToolInfo, args: Record<string, unknown>): Promise<CallOutcome> {
   return getEngine().request({ type: 'callPlain', tool, args });
 }
+
+/** Follows a task from another session's history in this one: asked at once whether the receiver knows it here. */
+export function followTask(taskId: string): void {
+  void getEngine().request({ type: 'follow', taskId });
+}

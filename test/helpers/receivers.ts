@@ -12,14 +12,17 @@ export interface RunningReceiver {
   close: () => Promise<void>;
 }
 
-/** Our demo receiver on a free loopback port, in this process. */
-export async function startDemoReceiver(): Promise<RunningReceiver & { receiver: DemoReceiver }> {
+/** Our demo receiver on a loopback port (a free one unless given: a restart reuses the port it had). */
+export async function startDemoReceiver(
+  options: { port?: number; cors?: boolean } = {},
+): Promise<RunningReceiver & { receiver: DemoReceiver; port: number }> {
   const app = express();
-  const receiver = createDemoReceiver();
+  const receiver = createDemoReceiver({ cors: options.cors });
   app.use('/mcp', receiver.router);
-  const listening = await listenOnLoopback(app, 0);
+  const listening = await listenOnLoopback(app, options.port ?? 0);
   return {
     url: `${listening.url}/mcp`,
+    port: Number(new URL(listening.url).port),
     receiver,
     close: async () => {
       await receiver.close();

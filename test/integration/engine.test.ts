@@ -1,48 +1,8 @@
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EngineHost } from '../../src/engine/host';
-import { EngineBridge, type EnginePort } from '../../src/engine/bridge';
-import type { Batch, FromEngine, ToEngine } from '../../src/engine/messages';
-import { applyTaskChanges } from '../../src/tasks/core/task-changes';
-import { createTasksStore } from '../../src/tasks/core/store';
 import type { ToolInfo } from '../../src/mcp';
 import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';
 import { waitFor } from '../helpers/wait';
-
-/**
- * The page's bridge and the engine on either side of a real MessageChannel, so every command, reply and
- * batch goes through structured clone as it does between a page and its Worker.
- */
-function engineOverChannel() {
-  const { port1, port2 } = new MessageChannel();
-  const host = new EngineHost((message: FromEngine) => port2.postMessage(message));
-  port2.on('message', (message: ToEngine) => host.receive(message));
-  const pagePort: EnginePort & { port: MessagePort } = {
-    port: port1,
-    postMessage: (message) => port1.postMessage(message),
-    onmessage: null,
-  };
-  port1.on('message', (data: FromEngine) => pagePort.onmessage?.({ data } as MessageEvent<FromEngine>));
-  const bridge = new EngineBridge(pagePort);
-  const batches: Batch[] = [];
-  const tasks = createTasksStore();
-  bridge.onBatch((received) => {
-    for (const batch of received) {
-      batches.push(batch);
-      if (batch.tasks) applyTaskChanges(tasks, batch.tasks);
-    }
-  });
-  return {
-    bridge,
-    batches,
-    tasks,
-    close: async () => {
-      await bridge.request({ type: 'disconnect' });
-      port1.close();
-      port2.close();
-    },
-  };
-}
+import { engineOverChannel } from '../helpers/engine-channel';
 
 const settings = { paused: false, minPollIntervalMs: 0 };
 let receiver: (RunningReceiver & { receiver: { sessionCount: () => number } }) | undefined;

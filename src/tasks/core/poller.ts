@@ -23,6 +23,10 @@ interface Runtime {
   probes: number;
 }
 
+/** A session id short enough for a sentence. */
+export const shortId = (id: string | undefined) =>
+  id === undefined ? '(none)' : id.length > 12 ? `${id.slice(0, 8)}…` : id;
+
 /** A queued poll that was not sent: its task ended, or polling was paused, while it waited for a slot. */
 const NOT_SENT = Symbol('not sent');
 
@@ -42,6 +46,8 @@ interface PollerDeps {
   clock: Clock;
   settings: () => TrackerSettings;
   scheduler: Pick<RequestScheduler, 'run'>;
+  /** The session requests go out in now; a task last known in another cannot be judged purged. */
+  sessionId: () => string | undefined;
   snapshot: (taskId: string) => TaskSnapshot | undefined;
   /** Hands an answer to the tracker, which merges and records it and returns what the cache should hold. */
   observe: (
@@ -68,6 +74,15 @@ export class TaskPoller {
 
   add(taskId: string): void {
     this.runtimes.set(taskId, { inFlight: false, probeGapMs: 0, probes: 0 });
+  }
+
+  /** Forgets a task: its timers stop and it is no longer known here. */
+  remove(taskId: string): void {
+    const runtime = this.runtimes.get(taskId);
+    if (!runtime) return;
+    this.deps.clock.clearTimeout(runtime.timer);
+    this.deps.clock.clearTimeout(runtime.probeTimer);
+    this.runtimes.delete(taskId);
   }
 
   /** Sets the task's next poll from now, or none when it is not live, polling is paused, or a poll is out. */
@@ -173,7 +188,9 @@ export class TaskPoller {
     const classified = classifyError(error, { method: 'tasks/get', knownTask: known });
     const now = clock.now();
     if (classified.kind === 'purged' || classified.kind === 'unknown-task') {
-      this.end(taskId, known ? 'purged' : 'unknown', classified);
+      const task = store.getState().tasks.get(taskId);
+      if (task && task.sessionId !== this.deps.sessionId()) this.endWithSession(taskId, task.sessionId);
+      else this.end(taskId, known ? 'purged' : 'unknown', classified);
       return;
     }
     if (classified.kind === 'unsupported') {
@@ -215,6 +232,30 @@ export class TaskPoller {
   }
 
   /**
+   * The receiver does not know a task of an earlier (or another tab's) session in this one. That says the
+   * session is gone, not that the receiver purged the task: kept apart from purged, and never probed again.
+   */
+  private endWithSession(taskId: string, sessionId: string | undefined): void {
+    const runtime = this.runtimes.get(taskId);
+    if (runtime) {
+      this.deps.clock.clearTimeout(runtime.timer);
+      this.deps.clock.clearTimeout(runtime.probeTimer);
+    }
+    const now = this.deps.clock.now();
+    updateTask(this.deps.store, taskId, (task) => ({
+      ...appendEntry(task, {
+        kind: 'session',
+        at: now,
+        phase: 'ended',
+        detail: `The receiver does not know this task in this session: it belongs to session ${shortId(sessionId)}, which ${task.sessionEndedAt ? 'ended' : 'is not this one'}.`,
+      }),
+      lifecycle: 'session-ended',
+      sessionEndedAt: task.sessionEndedAt ?? (task.otherSession ? undefined : now),
+      nextPollInMs: null,
+    }));
+  }
+
+  /**
    * A terminal task is no longer polled, so nobody would learn that the receiver purged it. Once its ttl has
    * run out, ask now and then (backing off) until the receiver says it is gone.
    */
@@ -224,6 +265,8 @@ export class TaskPoller {
     const snapshot = this.deps.snapshot(taskId);
     if (!runtime || !snapshot || typeof snapshot.ttl !== 'number' || snapshot.createdAtMs === undefined)
       return;
+    // Asked in another session, -32602 would say nothing about the task itself.
+    if (store.getState().tasks.get(taskId)?.sessionId !== this.deps.sessionId()) return;
     if (runtime.probes >= MAX_PURGE_PROBES || this.disposed) return;
     const { delayMs, gapMs } = nextProbe({
       expiresAtLocal: snapshot.createdAtMs + snapshot.ttl - store.getState().clockOffsetMs,

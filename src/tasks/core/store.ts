@@ -59,13 +59,23 @@ export interface InputEntry {
   detail?: string;
 }
 
-export type TimelineEntry = ObservationEntry | ErrorEntry | ResultEntry | PurgedEntry | InputEntry;
+/** The session the task lives in ended, or the receiver knew the task again in a new one. */
+export interface SessionEntry {
+  kind: 'session';
+  at: number;
+  phase: 'ended' | 'known-again' | 'restored';
+  detail: string;
+}
+
+export type TimelineEntry =
+  ObservationEntry | ErrorEntry | ResultEntry | PurgedEntry | InputEntry | SessionEntry;
 
 /**
  * live: still polled. terminal: ended, kept. purged: the receiver no longer has it (what we saw is kept).
- * unknown: the receiver never knew it (a pasted id that was wrong).
+ * unknown: the receiver never knew it (a pasted id that was wrong). session-ended: it was live in a session
+ * that is over, and the receiver does not know it in this one; not the receiver's verdict on the task itself.
  */
-export type Lifecycle = 'live' | 'terminal' | 'purged' | 'unknown';
+export type Lifecycle = 'live' | 'terminal' | 'purged' | 'unknown' | 'session-ended';
 
 export type ResultState =
   | { state: 'none' }
@@ -101,6 +111,12 @@ export interface TrackedTask {
   pollsAfterTerminal: number;
   /** Known but not polled: past MAX_POLLED_TASKS, until a person opens or follows it. */
   dormant?: boolean;
+  /** The receiver's session (Mcp-Session-Id) the task was last known in; none for sessionless receivers. */
+  sessionId?: string;
+  /** When that session ended (lost, disconnected, or not resumed after a reload). */
+  sessionEndedAt?: number;
+  /** Restored from history but from a session not this tab's (another tab, an old one): shown, not polled. */
+  otherSession?: boolean;
   /** The delay before the next poll, as last computed; null when nothing is scheduled. */
   nextPollInMs: number | null;
   backoffMs: number;

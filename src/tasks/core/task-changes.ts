@@ -28,6 +28,8 @@ export interface TaskChanges {
   changes: TaskChange[];
   /** Ids tracked since the last batch, in order. */
   added: string[];
+  /** Ids forgotten since the last batch (a person cleared history). */
+  removed?: string[];
   meta?: TasksMeta;
 }
 
@@ -37,23 +39,30 @@ const entryTotal = (task: TrackedTask) => task.droppedEntries + task.entries.len
 /** The tracker's side: remembers what the page has, and hands out only what changed since. */
 export class TaskChangeCollector {
   private readonly sent = new Map<string, TrackedTask>();
-  private sentOrder = 0;
   private sentMeta: TasksMeta | undefined;
 
   collect(state: TasksState): TaskChanges | null {
     const changes: TaskChange[] = [];
+    const added: string[] = [];
     for (const taskId of state.order) {
       const task = state.tasks.get(taskId);
       const before = this.sent.get(taskId);
       if (!task || task === before) continue;
+      if (!before) added.push(taskId);
       const fresh = entryTotal(task) - (before ? entryTotal(before) : 0);
       const newEntries = fresh <= 0 ? [] : task.entries.slice(Math.max(0, task.entries.length - fresh));
       const { entries: _entries, ...record } = task;
       changes.push({ task: record, newEntries });
       this.sent.set(taskId, task);
     }
-    const added = state.order.slice(this.sentOrder);
-    this.sentOrder = state.order.length;
+    // Forgetting is rare (Clear); only then can the page hold more tasks than the tracker.
+    const removed: string[] = [];
+    if (this.sent.size > state.tasks.size)
+      for (const taskId of this.sent.keys())
+        if (!state.tasks.has(taskId)) {
+          removed.push(taskId);
+          this.sent.delete(taskId);
+        }
     const meta =
       this.sentMeta?.clockOffsetMs !== state.clockOffsetMs ||
       this.sentMeta.clockSamples !== state.clockSamples ||
@@ -67,8 +76,8 @@ export class TaskChangeCollector {
           }
         : undefined;
     if (meta) this.sentMeta = meta;
-    if (changes.length === 0 && added.length === 0 && !meta) return null;
-    return { changes, added, meta };
+    if (changes.length === 0 && added.length === 0 && removed.length === 0 && !meta) return null;
+    return { changes, added, meta, ...(removed.length > 0 ? { removed } : {}) };
   }
 }
 
@@ -83,6 +92,11 @@ export function applyTaskChanges(store: TasksStore, batch: TaskChanges): void {
       state.tasks.set(task.taskId, { ...task, entries });
     }
     let order = state.order;
+    if (batch.removed) {
+      const gone = new Set(batch.removed);
+      for (const taskId of gone) state.tasks.delete(taskId);
+      order = order.filter((taskId) => !gone.has(taskId));
+    }
     if (batch.added.length > 0) {
       const known = new Set(order);
       order = [...order, ...batch.added.filter((id) => !known.has(id))];

@@ -10,7 +10,17 @@ export interface Segment {
 }
 
 export type MarkKind =
-  'poll' | 'probe' | 'notification' | 'create' | 'list' | 'cancel' | 'result' | 'error' | 'warning' | 'input';
+  | 'poll'
+  | 'probe'
+  | 'notification'
+  | 'create'
+  | 'list'
+  | 'cancel'
+  | 'result'
+  | 'error'
+  | 'warning'
+  | 'input'
+  | 'session';
 
 export interface Mark {
   kind: MarkKind;
@@ -45,6 +55,7 @@ export function describeSources(entries: readonly TimelineEntry[], pollsBefore =
       return 'purge probe';
     }
     if (entry.kind === 'input') return entry.method;
+    if (entry.kind === 'session') return 'session';
     return entry.kind === 'result' ? 'tasks/result' : 'purge';
   });
 }
@@ -139,6 +150,9 @@ export function buildTimeline(task: TrackedTask, now: number): TimelineModel {
         });
         break;
       case 'purged':
+        break;
+      case 'session':
+        marks.push({ kind: 'session', at: entry.at, detail: entry.detail });
         break;
       case 'input':
         marks.push({

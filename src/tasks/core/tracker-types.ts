@@ -60,11 +60,14 @@ export interface TrackerDeps {
   settings?: () => TrackerSettings;
   /**
    * Open tasks/result when a task goes input_required, so the receiver can ask its questions on it
-   * (2025-11-25: the requestor SHOULD). Off for receivers of other protocol versions.
+   * (2025-11-25: the requestor SHOULD). Off for receivers of other protocol versions; a function when the
+   * receiver's version is known only once a session is up.
    */
-  openResultForInput?: boolean;
+  openResultForInput?: boolean | (() => boolean);
   /** The receiver's connection budget; without one every request goes out at once. */
   scheduler?: Pick<RequestScheduler, 'run'>;
   /** Tasks polled on their own before listed or pushed ones go dormant; MAX_POLLED_TASKS by default. */
   maxPolledTasks?: number;
+  /** The receiver's current session id (none for sessionless receivers, or between sessions). */
+  sessionId?: () => string | undefined;
 }

@@ -8,9 +8,10 @@ import {
   type Normalised,
   type Warning,
   type TaskSnapshot,
+  type TaskResultSnapshot,
 } from '../../mcp';
 import { queryKeys } from './query-keys';
-import { TaskPoller } from './poller';
+import { TaskPoller, shortId } from './poller';
 import { ResultFetcher } from './result-fetcher';
 import {
   appendEntry,
@@ -20,6 +21,7 @@ import {
   updateTask,
   type InputEntry,
   type ObservationSource,
+  type TimelineEntry,
   type TasksStore,
   type TrackedTask,
 } from './store';
@@ -38,6 +40,14 @@ import {
 } from './tracker-types';
 
 export { systemClock, type Clock, type TaskApiPort, type TrackerDeps, type TrackerSettings };
+
+/** A task as history kept it (engine/history): shown again at once, polled once its session is known. */
+export interface RestoredTask {
+  record: Omit<TrackedTask, 'entries'>;
+  entries: TimelineEntry[];
+  snapshot?: TaskSnapshot;
+  result?: Normalised<TaskResultSnapshot>;
+}
 
 export interface TrackOptions {
   origin: TrackedTask['origin'];
@@ -71,16 +81,19 @@ export class TaskTracker {
   private readonly snapshots = new Map<string, TaskSnapshot>();
   private readonly maxPolled: number;
   private readonly pushes: PushIntake;
-  private readonly openResultForInput: boolean;
+  private readonly openResultForInput: () => boolean;
+  private readonly sessionId: () => string | undefined;
 
   constructor(deps: TrackerDeps) {
+    this.sessionId = deps.sessionId ?? (() => undefined);
     this.api = deps.api;
     this.queryClient = deps.queryClient;
     this.connectionId = deps.connectionId;
     this.store = deps.store ?? createTasksStore();
     this.clock = deps.clock ?? systemClock;
     this.settings = deps.settings ?? (() => ({ paused: false, minPollIntervalMs: 0 }));
-    this.openResultForInput = deps.openResultForInput ?? true;
+    const open = deps.openResultForInput ?? true;
+    this.openResultForInput = typeof open === 'function' ? open : () => open;
     this.maxPolled = deps.maxPolledTasks ?? MAX_POLLED_TASKS;
     const scheduler = deps.scheduler ?? unlimitedScheduler();
     this.results = new ResultFetcher({
@@ -96,6 +109,7 @@ export class TaskTracker {
       store: this.store,
       clock: this.clock,
       settings: this.settings,
+      sessionId: this.sessionId,
       snapshot: (taskId) => this.snapshot(taskId),
       observe: (taskId, answer, meta) => this.observe(taskId, answer, meta),
     });
@@ -171,6 +185,7 @@ export class TaskTracker {
           tool: options.tool,
           origin: options.origin,
           firstSeenAt: this.clock.now(),
+          sessionId: this.sessionId(),
           ...(dormant ? { dormant: true } : {}),
         }),
       );
@@ -238,6 +253,143 @@ export class TaskTracker {
     this.poller.settingsChanged();
   }
 
+  /**
+   * Puts back what history kept, as it was. Nothing is polled yet: whether a live task can be, depends on the
+   * session it belonged to (sessionReady). A request that was open when the page went away is not open now.
+   */
+  restore(tasks: readonly RestoredTask[]): void {
+    if (this.disposed) return;
+    const restored: string[] = [];
+    for (const { record, entries, snapshot, result } of tasks) {
+      if (this.poller.has(record.taskId)) continue;
+      this.poller.add(record.taskId);
+      restored.push(record.taskId);
+      const resultState: TrackedTask['result'] = result
+        ? record.result.state === 'fetched'
+          ? record.result
+          : { state: 'fetched', at: this.clock.now() }
+        : record.result.state === 'unavailable' || record.result.state === 'not-ready'
+          ? record.result
+          : { state: 'none' };
+      this.store.getState().tasks.set(record.taskId, {
+        ...record,
+        entries,
+        connectionId: this.connectionId,
+        nextPollInMs: null,
+        backoffMs: 0,
+        lastError: record.lifecycle === 'live' ? undefined : record.lastError,
+        result: resultState,
+      });
+      if (snapshot) {
+        this.snapshots.set(record.taskId, snapshot);
+        this.queryClient.setQueryData(queryKeys.task(this.connectionId, record.taskId), snapshot);
+      }
+      if (result)
+        this.queryClient.setQueryData(queryKeys.taskResult(this.connectionId, record.taskId), result);
+    }
+    if (restored.length === 0) return;
+    this.store.setState((state) => {
+      for (const taskId of restored) state.order.push(taskId);
+      return { version: state.version + 1 };
+    });
+  }
+
+  /**
+   * A session is up (the first, a resumed one, or a new one after the last was lost). Live tasks of this very
+   * session are polled again; those of `ended` (this tab's previous session) are asked about once, since a
+   * receiver may keep tasks across sessions; those of any other session are shown but left alone.
+   */
+  sessionReady(ended?: string): void {
+    const current = this.sessionId();
+    const now = this.clock.now();
+    for (const task of [...this.store.getState().tasks.values()]) {
+      if (task.sessionId === current) {
+        if (task.otherSession) updateTask(this.store, task.taskId, () => ({ otherSession: undefined }));
+        if (task.lifecycle === 'live' && !task.dormant) this.poller.schedule(task.taskId);
+        if (task.lifecycle !== 'terminal') continue;
+        this.poller.scheduleProbe(task.taskId);
+        // The page went away while its result was on its way: ask again in the same session.
+        if (hasResult(task.status) && task.result.state === 'none') this.results.fetch(task.taskId);
+        continue;
+      }
+      if (ended !== undefined && task.sessionId === ended) {
+        this.markSessionEnded(task.taskId, now);
+        if (task.lifecycle === 'live' && !task.dormant) void this.poller.poll(task.taskId);
+        continue;
+      }
+      if (!task.otherSession && task.sessionEndedAt === undefined)
+        updateTask(this.store, task.taskId, () => ({ otherSession: true, nextPollInMs: null }));
+    }
+  }
+
+  /**
+   * The session ended: lost (a new one follows, see sessionReady) or ended by the person (final: nothing
+   * follows, so live tasks are over as far as this page can tell). Timers stop; the records stay.
+   */
+  sessionEnded(options: { final: boolean }): void {
+    const current = this.sessionId();
+    const now = this.clock.now();
+    for (const task of [...this.store.getState().tasks.values()]) {
+      if (task.sessionId !== current || task.otherSession) continue;
+      this.poller.stop(task.taskId);
+      if (current !== undefined) this.markSessionEnded(task.taskId, now);
+      if (options.final && task.lifecycle === 'live')
+        updateTask(this.store, task.taskId, () => ({ lifecycle: 'session-ended' }));
+    }
+  }
+
+  /** A task from another session: follow it in this one (the receiver may know it here too). */
+  follow(taskId: string): void {
+    const task = this.store.getState().tasks.get(taskId);
+    if (!task || (task.lifecycle !== 'live' && task.lifecycle !== 'session-ended')) return;
+    updateTask(this.store, taskId, () => ({ otherSession: undefined, lifecycle: 'live', dormant: false }));
+    void this.poller.poll(taskId);
+  }
+
+  /** Forgets tasks entirely (a person cleared history); live ones are kept. Returns the ids forgotten. */
+  forgetEnded(): string[] {
+    const gone: string[] = [];
+    for (const task of this.store.getState().tasks.values()) {
+      if (task.lifecycle === 'live' && !task.otherSession) continue;
+      gone.push(task.taskId);
+      this.poller.remove(task.taskId);
+      this.snapshots.delete(task.taskId);
+      this.queryClient.removeQueries({ queryKey: queryKeys.task(this.connectionId, task.taskId) });
+    }
+    if (gone.length === 0) return gone;
+    const set = new Set(gone);
+    this.store.setState((state) => {
+      for (const taskId of gone) state.tasks.delete(taskId);
+      return { order: state.order.filter((taskId) => !set.has(taskId)), version: state.version + 1 };
+    });
+    return gone;
+  }
+
+  /** After an outage on the same session: forget the backoff the failures built up and poll from now. */
+  resumeAfterOutage(): void {
+    for (const task of this.store.getState().tasks.values())
+      if (task.lifecycle === 'live' && task.backoffMs > 0)
+        updateTask(this.store, task.taskId, () => ({ backoffMs: 0 }));
+    this.poller.settingsChanged();
+  }
+
+  private markSessionEnded(taskId: string, at: number): void {
+    updateTask(this.store, taskId, (task) =>
+      task.sessionEndedAt !== undefined
+        ? {}
+        : {
+            ...appendEntry(task, {
+              kind: 'session',
+              at,
+              phase: 'ended',
+              detail: `Session ${shortId(task.sessionId)} ended at ${new Date(at).toLocaleTimeString()}.`,
+            }),
+            sessionEndedAt: at,
+            nextPollInMs: null,
+          },
+    );
+  }
+
   dispose(): void {
     this.disposed = true;
     this.unsubscribe();
@@ -284,6 +436,7 @@ export class TaskTracker {
       task.lifecycle === 'live' &&
       merged?.status === 'input_required' &&
       previous?.status !== 'input_required';
+    if (meta.answered) this.knownHere(taskId, at);
     updateTask(this.store, taskId, (t) => ({
       ...appendEntry(t, {
         kind: 'observation',
@@ -319,8 +472,25 @@ export class TaskTracker {
       // sooner than asked. Re-arm it from now (only ever later, so a push still never brings a poll forward).
       this.poller.schedule(taskId);
     }
-    if (askedForInput && this.openResultForInput) this.results.openForInput(taskId);
+    if (askedForInput && this.openResultForInput()) this.results.openForInput(taskId);
     return merged;
+  }
+
+  /** A poll answered in this session: a task carried over from another is this session's from now on. */
+  private knownHere(taskId: string, at: number): void {
+    const current = this.sessionId();
+    const task = this.store.getState().tasks.get(taskId);
+    if (!task || task.sessionId === current) return;
+    updateTask(this.store, taskId, (t) => ({
+      ...appendEntry(t, {
+        kind: 'session',
+        at,
+        phase: 'known-again',
+        detail: `The receiver knows this task in session ${shortId(current)} too: followed there.`,
+      }),
+      sessionId: current,
+      otherSession: undefined,
+    }));
   }
 
   /**

@@ -27,6 +27,15 @@ export function StatusBadge({ status, lifecycle }: { status: TaskStatus | null; 
         purged
       </Badge>
     );
+  if (lifecycle === 'session-ended')
+    return (
+      <Badge
+        tone="neutral"
+        title="It was live in a session that ended, and the receiver does not know it in this one; what was seen is kept"
+      >
+        session ended{status ? ` · ${status.replace('_', ' ')}` : ''}
+      </Badge>
+    );
   if (lifecycle === 'unknown')
     return (
       <Badge tone="neutral" title="The receiver does not know this task id">

@@ -1,12 +1,13 @@
 import { useState } from 'react';
-import { Ban, Copy, RefreshCw } from 'lucide-react';
+import { Ban, Copy, Eye, RefreshCw } from 'lucide-react';
 import { Button } from '../../ui/Button';
 import { EmptyState, ErrorNote } from '../../ui/Panel';
 import { ErrorBoundary } from '../../ui/ErrorBoundary';
 import { isTerminal, type ClassifiedError } from '../../mcp';
 import { useTaskResult, useTaskSnapshot } from '../hooks';
 import { useTasks } from '../store';
-import { cancelTask, pollNow, refetchResult, stopResult } from '../actions';
+import { cancelTask, followTask, pollNow, refetchResult, stopResult } from '../actions';
+import type { TrackedTask } from '../core/store';
 import { StatusBadge } from './StatusBadge';
 import { Timeline } from './Timeline';
 import { TtlCountdown } from './TtlCountdown';
@@ -44,7 +45,52 @@ const lifecycleText = {
   terminal: 'ended',
   purged: 'purged',
   unknown: 'not known to the receiver',
+  'session-ended': 'its session ended',
 } as const;
+
+const shortSession = (id: string | undefined) =>
+  id === undefined ? '' : id.length > 12 ? `${id.slice(0, 8)}…` : id;
+
+/** Where the task stands with respect to sessions: another tab's, or one that ended. */
+function SessionNote({ task }: { task: TrackedTask }) {
+  const connected = useConnection((s) => s.status === 'connected');
+  if (task.otherSession)
+    return (
+      <div
+        className="flex flex-wrap items-center gap-2 rounded border border-slate-200 bg-slate-50 px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"
+        data-testid="other-session"
+      >
+        <span>
+          This task belongs to another session ({shortSession(task.sessionId)}), perhaps another tab&apos;s:
+          what you see is its stored history, not polled here.
+        </span>
+        {connected && task.lifecycle === 'live' && (
+          <Button variant="outline" onClick={() => followTask(task.taskId)}>
+            <Eye size={14} /> Follow it here
+          </Button>
+        )}
+      </div>
+    );
+  if (task.sessionEndedAt === undefined) return null;
+  return (
+    <div
+      className="flex flex-wrap items-center gap-2 rounded border border-slate-200 bg-slate-50 px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"
+      data-testid="session-ended"
+    >
+      <span>
+        Session {shortSession(task.sessionId)} ended {new Date(task.sessionEndedAt).toLocaleTimeString()}
+        {task.lifecycle === 'session-ended'
+          ? ': the receiver does not know this task in the current session. What was seen is kept.'
+          : '.'}
+      </span>
+      {connected && task.lifecycle === 'session-ended' && (
+        <Button variant="ghost" onClick={() => followTask(task.taskId)}>
+          <Eye size={14} /> Ask again
+        </Button>
+      )}
+    </div>
+  );
+}
 
 export function TaskDetail({ taskId }: { taskId: string }) {
   const task = useTasks((s) => s.tasks.get(taskId));
@@ -112,6 +158,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           ))}
         </section>
       )}
+      <SessionNote task={task} />
       {task.dormant && (
         <p className="text-sm text-amber-700 dark:text-amber-400" data-testid="task-dormant">
           Not polled: this receiver has more tasks than Taskscope polls on its own (5,000). Poll now follows

@@ -29,6 +29,11 @@ export const TaskRow = memo(function TaskRow({ taskId }: { taskId: string }) {
     >
       <span className="flex items-center gap-2">
         <StatusBadge status={task.status} lifecycle={task.lifecycle} />
+        {task.otherSession && (
+          <Badge title="From another session's history (another tab, or an earlier one): not polled here">
+            other session
+          </Badge>
+        )}
         {task.dormant && (
           <Badge title="Known but not polled: past 5,000 tasks, a task is polled once you open it and press Poll now">
             not polled

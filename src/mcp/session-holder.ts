@@ -1,0 +1,50 @@
+import { NoSession } from './errors';
+import type { McpSession, NotificationListener, ServerDescription } from './session';
+
+/** What the task operations need of a session. */
+export type SessionLike = Pick<McpSession, 'request' | 'onNotification' | 'describeServer'>;
+
+/**
+ * The current session of a connection that outlives its sessions: when the receiver loses ours (a restart),
+ * the engine opens a new one and swaps it in here, so the tracker and its listeners carry on unchanged.
+ * Between sessions a request fails at once with NoSession, sending nothing.
+ */
+export class SessionHolder implements SessionLike {
+  private current: McpSession | null = null;
+  private server: ServerDescription | undefined;
+  private readonly listeners = new Set<NotificationListener>();
+  private detach: (() => void) | undefined;
+
+  get session(): McpSession | null {
+    return this.current;
+  }
+
+  set(session: McpSession | null): void {
+    this.detach?.();
+    this.detach = undefined;
+    this.current = session;
+    if (!session) return;
+    this.server = session.describeServer();
+    this.detach = session.onNotification((notification) => {
+      for (const listener of this.listeners) listener(notification);
+    });
+  }
+
+  request(...args: Parameters<McpSession['request']>): Promise<unknown> {
+    if (!this.current) return Promise.reject(new NoSession());
+    return this.current.request(...args);
+  }
+
+  onNotification(listener: NotificationListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The live session's description, or the last one's while there is none (capabilities stay known). */
+  describeServer(): ServerDescription {
+    return (
+      this.current?.describeServer() ??
+      this.server ?? { name: '(not connected)', version: '?', capabilities: {} }
+    );
+  }
+}

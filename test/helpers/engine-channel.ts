@@ -1,0 +1,46 @@
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { EngineHost, type HostOptions } from '../../src/engine/host';
+import { EngineBridge, type EnginePort } from '../../src/engine/bridge';
+import type { Batch, FromEngine, Health, ToEngine } from '../../src/engine/messages';
+import { applyTaskChanges } from '../../src/tasks/core/task-changes';
+import { createTasksStore } from '../../src/tasks/core/store';
+
+/**
+ * The page's bridge and the engine on either side of a real MessageChannel, so every command, reply and
+ * batch goes through structured clone as it does between a page and its Worker. `healths` keeps every
+ * connection state the engine reported, in order.
+ */
+export function engineOverChannel(options: HostOptions = {}) {
+  const { port1, port2 } = new MessageChannel();
+  const host = new EngineHost((message: FromEngine) => port2.postMessage(message), options);
+  port2.on('message', (message: ToEngine) => host.receive(message));
+  const pagePort: EnginePort & { port: MessagePort } = {
+    port: port1,
+    postMessage: (message) => port1.postMessage(message),
+    onmessage: null,
+  };
+  port1.on('message', (data: FromEngine) => pagePort.onmessage?.({ data } as MessageEvent<FromEngine>));
+  const bridge = new EngineBridge(pagePort);
+  const batches: Batch[] = [];
+  const healths: Health[] = [];
+  const tasks = createTasksStore();
+  bridge.onBatch((received) => {
+    for (const batch of received) {
+      batches.push(batch);
+      if (batch.tasks) applyTaskChanges(tasks, batch.tasks);
+      if (batch.connection?.health) healths.push(batch.connection.health);
+    }
+  });
+  return {
+    bridge,
+    batches,
+    healths,
+    tasks,
+    health: () => healths.at(-1),
+    close: async () => {
+      await bridge.request({ type: 'disconnect' });
+      port1.close();
+      port2.close();
+    },
+  };
+}

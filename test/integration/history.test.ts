@@ -1,0 +1,109 @@
+import 'fake-indexeddb/auto';
+import { IDBFactory } from 'fake-indexeddb';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ToolInfo } from '../../src/mcp';
+import { HistoryDb } from '../../src/engine/history';
+import { startDemoReceiver } from '../helpers/receivers';
+import { waitFor } from '../helpers/wait';
+import { engineOverChannel } from '../helpers/engine-channel';
+
+const settings = { paused: false, minPollIntervalMs: 0 };
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('history that survives reconnects and reloads (IndexedDB through idb; fake-indexeddb in Node)', () => {
+  it('Disconnect keeps every task, observation and result on the page; a new engine on the same database (a reload) restores them, marked with their ended session', async () => {
+    const receiver = await startDemoReceiver();
+    cleanups.push(() => receiver.close());
+    const indexedDB = new IDBFactory();
+    const history = () => HistoryDb.open({ indexedDB });
+
+    const first = engineOverChannel({ history });
+    const connected = await first.bridge.request({
+      type: 'connect',
+      connectionId: 1,
+      url: receiver.url,
+      headers: { Authorization: 'Bearer do-not-store' },
+      settings,
+    });
+    if (!connected.ok) throw new Error('connect failed');
+    const { tools } = await first.bridge.request({ type: 'listTools' });
+    const run = await first.bridge.request({
+      type: 'run',
+      tool: tools.find((t) => t.name === 'slow_job') as ToolInfo,
+      args: { durationMs: 400, steps: 2, pollIntervalMs: 100, label: 'kept' },
+    });
+    if (!run.ok) throw new Error(run.error.message);
+    await waitFor(() => first.tasks.getState().tasks.get(run.taskId)?.result.state === 'fetched', 10_000);
+    const seen = first.tasks.getState().tasks.get(run.taskId)!;
+    await first.bridge.request({ type: 'disconnect' });
+    // The page keeps the records; they now say their session ended.
+    const afterDisconnect = first.tasks.getState().tasks.get(run.taskId)!;
+    expect(afterDisconnect.sessionEndedAt).toBeGreaterThan(0);
+    expect(afterDisconnect.lifecycle).toBe('terminal');
+
+    const second = engineOverChannel({ history });
+    cleanups.push(() => second.close());
+    const again = await second.bridge.request({
+      type: 'connect',
+      connectionId: 1,
+      url: receiver.url,
+      headers: {},
+      settings,
+    });
+    expect(again.ok).toBe(true);
+    const restored = second.tasks.getState().tasks.get(run.taskId);
+    expect(restored?.status).toBe('completed');
+    expect(restored?.pollCount).toBe(seen.pollCount);
+    expect(restored?.entries.length).toBeGreaterThanOrEqual(seen.entries.length);
+    expect(restored?.sessionEndedAt).toBeGreaterThan(0);
+    expect(restored?.result.state).toBe('fetched');
+    const result = second.batches.flatMap((b) => b.results).find(([id]) => id === run.taskId)?.[1];
+    expect(JSON.stringify(result?.value)).toContain('Finished kept');
+    // The traffic came back too, numbered on from where it was; no header value was ever stored.
+    const traffic = second.batches.flatMap((b) => b.traffic);
+    expect(traffic.some((e) => e.method === 'tasks/get')).toBe(true);
+    expect(new Set(traffic.map((e) => e.seq)).size).toBe(traffic.length);
+    expect(JSON.stringify(traffic)).not.toContain('do-not-store');
+    expect(second.batches.some((b) => b.connection?.history?.restored === 1)).toBe(true);
+
+    // Clear: the ended task goes, from the page and from storage.
+    const forgotten = await second.bridge.request({ type: 'clearHistory' });
+    expect(forgotten).toContain(run.taskId);
+    await waitFor(() => !second.tasks.getState().tasks.has(run.taskId), 2000);
+    const db = await history();
+    expect((await db!.load(receiver.url)).tasks).toHaveLength(0);
+    db!.close();
+  }, 30_000);
+
+  it('with Preserve log off nothing is written or restored', async () => {
+    const receiver = await startDemoReceiver();
+    cleanups.push(() => receiver.close());
+    const indexedDB = new IDBFactory();
+    const history = () => HistoryDb.open({ indexedDB });
+    const first = engineOverChannel({ history });
+    cleanups.push(() => first.close());
+    await first.bridge.request({
+      type: 'connect',
+      connectionId: 1,
+      url: receiver.url,
+      headers: {},
+      settings,
+      preserve: false,
+    });
+    const { tools } = await first.bridge.request({ type: 'listTools' });
+    const run = await first.bridge.request({
+      type: 'run',
+      tool: tools.find((t) => t.name === 'slow_job') as ToolInfo,
+      args: { durationMs: 200, steps: 1, pollIntervalMs: 100 },
+    });
+    if (!run.ok) throw new Error(run.error.message);
+    await waitFor(() => first.tasks.getState().tasks.get(run.taskId)?.result.state === 'fetched', 10_000);
+    await first.bridge.request({ type: 'flush' });
+    const db = await history();
+    expect((await db!.load(receiver.url)).tasks).toHaveLength(0);
+    db!.close();
+  }, 20_000);
+});
