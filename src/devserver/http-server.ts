@@ -83,6 +83,20 @@ export function hostRefusal(host: string | undefined): string {
     : `Host ${hostname} is not allowed; add it to ALLOWED_HOSTS to serve it`;
 }
 
+/**
+ * True when `origin` is the page this server serves: http, the very host:port of the Host header, and that host
+ * allowed. Browsers send the exact serialisation, so anything else (a path, "null", another port) is foreign.
+ */
+export function isOwnOrigin(origin: string, host: string | undefined, extra: readonly string[]): boolean {
+  if (!isAllowedHost(host, extra)) return false;
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' && url.origin === origin && url.host === new URL(`http://${host}`).host;
+  } catch {
+    return false;
+  }
+}
+
 function sendPlain(res: Response, status: number, text: string): void {
   res.status(status).type('text/plain').set('X-Content-Type-Options', 'nosniff').send(text);
 }
@@ -108,3 +122,19 @@ export const plainErrors: ErrorRequestHandler = (err: unknown, _req, res, _next)
   if (status >= 500) console.error(err);
   sendPlain(res, status, `${STATUS_CODES[status] ?? 'Error'}\n`);
 };
+
+/**
+ * 403 for any request a foreign page sends (an Origin that is not our own); requests without Origin
+ * (navigations, curl) pass. The demo receiver answers its own Origin refusals in JSON-RPC, so it is mounted first.
+ */
+export function sameOriginOnly(extra: readonly string[]): RequestHandler {
+  return (req: Request, res: Response, next) => {
+    const origin = req.headers.origin;
+    if (origin === undefined || isOwnOrigin(origin, req.headers.host, extra)) return next();
+    sendPlain(
+      res,
+      403,
+      `Forbidden: requests from origin ${JSON.stringify(origin.slice(0, 200))} are not accepted\n`,
+    );
+  };
+}

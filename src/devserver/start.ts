@@ -11,13 +11,17 @@ import {
   plainErrors,
   plainNotFound,
   portFromEnv,
+  sameOriginOnly,
   type Listening,
 } from './http-server.js';
+import { createRelay, newRelayToken } from './relay.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface StartedApp extends Listening {
   receiver: DemoReceiver;
+  /** What /relay wants in X-Taskscope-Relay-Token; the page reads it from /relay/token. */
+  relayToken: string;
 }
 
 export interface StartOptions {
@@ -27,6 +31,8 @@ export interface StartOptions {
   staticDir?: string;
   /** Host names served besides loopback ones (see ALLOWED_HOSTS); anything else gets 403. */
   allowedHosts?: string[];
+  /** A fixed relay token (tests); a fresh random one per start otherwise. */
+  relayToken?: string;
 }
 
 /**
@@ -38,6 +44,7 @@ export async function startApp({
   dev = false,
   staticDir = path.join(root, 'dist'),
   allowedHosts = [],
+  relayToken = newRelayToken(),
 }: StartOptions): Promise<StartedApp> {
   const app = express();
   app.disable('x-powered-by');
@@ -45,8 +52,18 @@ export async function startApp({
   const receiver = createDemoReceiver({ allowedHosts });
   app.use('/demo/mcp', receiver.router);
   app.use(hostAllowList(allowedHosts));
+  app.use(sameOriginOnly(allowedHosts));
 
   const httpServer = createServer(app);
+  const relay = createRelay({
+    token: relayToken,
+    allowedHosts,
+    ownPort: () => {
+      const address = httpServer.address();
+      return typeof address === 'object' && address ? address.port : undefined;
+    },
+  });
+  app.use(relay.handler);
   let closeVite = async () => {};
   if (dev) {
     const { createServer: createVite } = await import('vite');
@@ -63,9 +80,21 @@ export async function startApp({
     if (!existsSync(path.join(staticDir, 'index.html'))) {
       throw new Error(`No build in ${staticDir}. Run \`npm run build\` first (npm start does it for you).`);
     }
-    app.use(express.static(staticDir, { index: false, maxAge: '1h' }));
+    // index.html is never cached: it names this build's hashed bundles, and a stale one would run old code
+    // against this server and its relay. The bundles themselves never change under their names.
+    app.use(
+      express.static(staticDir, {
+        index: false,
+        maxAge: '1h',
+        setHeaders: (res, file) => {
+          if (path.basename(file) === 'index.html') res.setHeader('Cache-Control', 'no-store');
+        },
+      }),
+    );
     // Deep links (?task=…) land on index.html; the app routes from the query string.
-    app.get(/^\/(?!demo\/).*/, (_req, res) => res.sendFile(path.join(staticDir, 'index.html')));
+    app.get(/^\/(?!demo\/).*/, (_req, res) =>
+      res.sendFile(path.join(staticDir, 'index.html'), { headers: { 'Cache-Control': 'no-store' } }),
+    );
   }
   app.use(plainNotFound);
   app.use(plainErrors);
@@ -74,7 +103,9 @@ export async function startApp({
   return {
     ...listening,
     receiver,
+    relayToken,
     close: async () => {
+      relay.close();
       await receiver.close();
       await closeVite();
       await listening.close();

@@ -42,7 +42,7 @@ export function relayFetch(base: typeof fetch, route: RelayRoute): typeof fetch 
     const response = await base(route.url, { ...init, headers, redirect: 'error' });
     if (!response.headers.has(RELAY_HEADERS.error)) return response;
     const message = await relayErrorMessage(response);
-    if (/could not reach|refused|timed out|ENOTFOUND|ECONNREFUSED/i.test(message) && response.status === 502)
+    if (/could not reach|refused|timed out|ENOTFOUND|ECONNREFUSED/i.test(message) && response.status >= 502)
       throw new TypeError(`Failed to fetch (through the local relay: ${message})`);
     throw new RelayRefusal(response.status, message);
   };

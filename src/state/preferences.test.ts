@@ -33,7 +33,16 @@ describe('persisted preferences', () => {
     usePreferences.getState().setMinPollIntervalMs(2000);
     expect(JSON.parse(localStorage.getItem(KEY)!)).toMatchObject({
       state: { minPollIntervalMs: 2000 },
-      version: 1,
+      version: 2,
     });
+  });
+
+  it('keeps history by default (Preserve log), also for preferences stored before it existed', async () => {
+    localStorage.setItem(
+      KEY,
+      JSON.stringify({ state: { theme: 'dark', minPollIntervalMs: 500 }, version: 1 }),
+    );
+    const prefs = (await loadPreferences()).getState();
+    expect(prefs).toMatchObject({ theme: 'dark', minPollIntervalMs: 500, preserveLog: true });
   });
 });

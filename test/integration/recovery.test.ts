@@ -89,7 +89,7 @@ describe('a connection that outlives its sessions', () => {
     expect(e.tasks.getState().tasks.get(again.taskId)!.sessionId).toBe(health.sessionId);
   }, 40_000);
 
-  it('a reload takes up the same session by id (no initialize), so its task stays live and completes; an unknown id falls back to a new session', async () => {
+  it('a session the receiver no longer knows is not resumed (a new one opens); one it still knows is taken up by id after a reload, without initialize, and its task completes there', async () => {
     const receiver = await receiverOnPort();
     const first = engine();
     const { connected, taskId } = await connectAndRun(first, receiver.url, {
@@ -98,9 +98,10 @@ describe('a connection that outlives its sessions', () => {
       pollIntervalMs: 100,
     });
     const ok = connected as Extract<ConnectReply, { ok: true }>;
-    // The first page goes away without ending its session (a reload sends no DELETE).
-    await first.bridge.request({ type: 'disconnect' }).catch(() => undefined);
+    // Disconnect, and only Disconnect, ends the session on the receiver (DELETE).
     const sessionsBefore = receiver.receiver.sessionCount();
+    await first.bridge.request({ type: 'disconnect' });
+    expect(receiver.receiver.sessionCount()).toBe(sessionsBefore - 1);
 
     const second = engine();
     const resumed = await second.bridge.request({
@@ -111,9 +112,10 @@ describe('a connection that outlives its sessions', () => {
       settings,
       resume: { sessionId: ok.sessionId!, protocolVersion: ok.server.protocolVersion, server: ok.server },
     });
-    // disconnect above ended it with DELETE, so this one cannot be resumed: a new session instead.
+    // The receiver no longer knows it, so it cannot be resumed: a new session instead.
+    expect(resumed.ok).toBe(true);
     expect(resumed.ok && resumed.resumed).toBe(false);
-    expect(receiver.receiver.sessionCount()).toBeGreaterThanOrEqual(sessionsBefore);
+    expect(resumed.ok && resumed.sessionId).not.toBe(ok.sessionId);
 
     const third = engine();
     const kept = await connectAndRun(third, receiver.url, {
@@ -149,5 +151,6 @@ describe('a connection that outlives its sessions', () => {
     await waitFor(() => fourth.tasks.getState().tasks.get(kept.taskId)?.result.state === 'fetched', 10_000);
     expect(fourth.tasks.getState().tasks.get(kept.taskId)!.status).toBe('completed');
     expect(taskId).not.toBe(kept.taskId);
+    expect(receiver.receiver.sessionCount()).toBeGreaterThanOrEqual(2);
   }, 30_000);
 });
