@@ -24,17 +24,20 @@ export function App() {
       </header>
       <div className="flex min-h-0 flex-1">
         <aside className="flex w-80 shrink-0 flex-col border-r border-slate-200 dark:border-slate-800">
-          <Panel title="Receiver">
-            <ErrorBoundary label="The receiver card">
-              <ServerCard />
-            </ErrorBoundary>
+          {/* Receiver and tools scroll within their share, so the task list always keeps room for rows. */}
+          <Panel title="Receiver" className="max-h-[35%] shrink-0">
+            <div className="min-h-0 overflow-y-auto">
+              <ErrorBoundary label="The receiver card">
+                <ServerCard />
+              </ErrorBoundary>
+            </div>
           </Panel>
-          <Panel title="Tools" className="max-h-[35%] shrink-0">
+          <Panel title="Tools" className="max-h-[25%] shrink-0">
             <ErrorBoundary label="The tool list">
               <ToolList />
             </ErrorBoundary>
           </Panel>
-          <Panel title="Tasks" className="min-h-0 flex-1">
+          <Panel title="Tasks" className="min-h-40 flex-1">
             <ErrorBoundary label="The task list">
               <TaskList />
             </ErrorBoundary>

@@ -110,7 +110,9 @@ export function ConnectionBar() {
         variant="ghost"
         onClick={() => setShowHeaders((s) => !s)}
         title="Request headers (e.g. Authorization)"
+        aria-label={`Request headers${Object.keys(headers).length > 0 ? ` (${Object.keys(headers).length})` : ''}`}
         aria-expanded={showHeaders}
+        data-testid="headers-button"
       >
         <KeyRound size={14} />
         {Object.keys(headers).length > 0 && <span className="text-xs">{Object.keys(headers).length}</span>}

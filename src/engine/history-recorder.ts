@@ -7,7 +7,7 @@ import type { HistoryDb, HistoryWrite } from './history';
 import type { HistoryNews, InboxEvent } from './messages';
 
 /** Writes go out at most this often: a thousand polls a second become one transaction, not a thousand. */
-const WRITE_EVERY_MS = 500;
+const WRITE_EVERY_MS = 250;
 /** Traffic and inbox events waiting for the next write, at most; the oldest go first. */
 const MAX_PENDING = 2000;
 

@@ -244,7 +244,7 @@ export class EngineHost {
         session = await McpSession.connect(base);
       } catch (error) {
         if (conn.closed) return { ok: false, stale: true };
-        const classified = classifyError(error, { method: 'initialize' });
+        const classified = classifyError(error, { method: 'initialize', url });
         const diagnosed = conn.command.relay ? classified : await diagnose(url, classified);
         return this.failed(conn, diagnosed, () => this.establish(conn, undefined, ended));
       }

@@ -46,6 +46,8 @@ export interface ErrorContext {
   knownTask?: boolean;
   /** The task's last known status is non-terminal (so -32602 from tasks/result means "not ready yet"). */
   taskLive?: boolean;
+  /** The receiver URL that was tried, named in what a person reads. */
+  url?: string;
 }
 
 const JSONRPC = {
@@ -99,7 +101,7 @@ function classifyHttp(
     return {
       ...base,
       kind: 'other',
-      message: `No MCP endpoint at this URL: it answered HTTP ${status} to initialize. Check the path.`,
+      message: `No MCP endpoint at ${ctx.url ? cutText(ctx.url, 300) : 'this URL'}: it answered HTTP ${status} to initialize. Check the path.`,
     };
   }
   // Before initialize there is no session to lose; after it, the one rule in rules.ts.
@@ -305,8 +307,7 @@ export function classifyError(error: unknown, ctx: ErrorContext = {}): Classifie
       if (code === -1 && /text\/html/i.test(message))
         return {
           kind: 'protocol',
-          message:
-            'This URL answers with a web page (text/html), not an MCP endpoint: check the address and path.',
+          message: `${ctx.url ? cutText(ctx.url, 300) : 'This URL'} answers with a web page (text/html), not an MCP endpoint: check the address and path.`,
           detail: oneLine(message),
         };
       if (code === -1)

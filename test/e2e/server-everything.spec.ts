@@ -64,3 +64,24 @@ test('a plain call that asks for sampling: the request waits outside any task, t
   await sampling.getByRole('button', { name: 'Reply' }).click();
   await expect(page.getByTestId('result')).toContainText('forty-two');
 });
+
+test('a reload mid-task resumes the session on server-everything: the task stays live, keeps its history and reaches its result', async ({
+  page,
+}) => {
+  await page.goto(`/?server=${encodeURIComponent(everything.url)}`);
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  const sessionId = (await page.getByTestId('session-id').textContent()) ?? '';
+  await page.getByTestId('tool-simulate-research-query').click();
+  await page.locator('#arg-topic').fill('reloads');
+  await page.getByRole('button', { name: 'Run as task' }).click();
+  const detail = page.getByTestId('task-detail');
+  await expect(detail.getByTestId('status-message')).toContainText(/Gathering sources|Analyzing content/);
+  const taskId = (await detail.getByTestId('task-id').textContent()) ?? '';
+  await page.reload();
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(page.getByTestId('session-id')).toHaveText(sessionId);
+  await expect(page.getByTestId('session-note')).toContainText('Session resumed');
+  await expect(detail.getByTestId('task-id')).toHaveText(taskId);
+  await expect(detail.getByTestId('result')).toContainText('Research Report: reloads', { timeout: 20_000 });
+  await expect(detail.getByTestId('session-ended')).toHaveCount(0);
+});
