@@ -130,6 +130,7 @@ function HistoryControls() {
         {history?.restored ? (
           <span className="text-slate-500" data-testid="history-restored">
             {history.restored} task{history.restored === 1 ? '' : 's'} restored
+            {history.dropped ? ` (${history.dropped} older ended ones let go: history keeps 2,000)` : ''}
           </span>
         ) : null}
       </div>

@@ -554,7 +554,9 @@ export class EngineHost {
       (news) => this.news(conn, { history: news }),
     );
     conn.history.skipRestored();
-    this.news(conn, { history: { state: 'on', restored: loaded.tasks.length } });
+    this.news(conn, {
+      history: { state: 'on', restored: loaded.tasks.length, dropped: loaded.droppedTasks || undefined },
+    });
   }
 
   /** "Preserve log": on keeps what is observed from now (and what is shown); off forgets what was kept. */

@@ -143,6 +143,8 @@ export interface HistoryNews {
   message?: string;
   /** Tasks restored from history on this connect. */
   restored?: number;
+  /** Older ended tasks history let go of, past its cap per receiver. */
+  dropped?: number;
 }
 
 /**
