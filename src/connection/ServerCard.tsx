@@ -75,6 +75,24 @@ function RelayOffer({ url, headers }: { url: string; headers: Record<string, str
   );
 }
 
+/** Back from the relay to a direct connection, for a receiver that allows the page's origin after all. */
+function DirectInstead({ url, headers }: { url: string; headers: Record<string, string> }) {
+  return (
+    <p className="flex items-center gap-2 text-xs text-slate-500">
+      Through the local relay.
+      <Button
+        variant="ghost"
+        onClick={() => {
+          setRelay(url, false);
+          void connect(url, headers);
+        }}
+      >
+        Connect directly
+      </Button>
+    </p>
+  );
+}
+
 function ConnectionProblem() {
   const { status, error, url, headers, since, viaRelay } = useConnection();
   if (!error || (status !== 'error' && status !== 'unreachable' && status !== 'session-lost')) return null;
@@ -91,6 +109,7 @@ function ConnectionProblem() {
           <RelayOffer url={url} headers={headers} />
         </div>
       )}
+      {viaRelay && <DirectInstead url={url} headers={headers} />}
     </ErrorNote>
   );
 }
@@ -226,20 +245,7 @@ export function ServerCard() {
             : 'Session resumed after the reload: its tasks stay live.'}
         </p>
       )}
-      {viaRelay && (
-        <p className="flex items-center gap-2 text-xs text-slate-500">
-          Through the local relay.
-          <Button
-            variant="ghost"
-            onClick={() => {
-              setRelay(url, false);
-              void connect(url, headers);
-            }}
-          >
-            Connect directly
-          </Button>
-        </p>
-      )}
+      {viaRelay && status === 'connected' && <DirectInstead url={url} headers={headers} />}
       {!support?.toolCall && (
         <p className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-800 dark:bg-amber-950 dark:text-amber-300">
           This receiver does not support tasks for tools/call: tools can be listed but not run as tasks.

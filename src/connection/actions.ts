@@ -71,9 +71,10 @@ export async function connect(
       support: undefined,
       error: { kind: 'other', message: `"${rawUrl}" is not an http(s) URL.` },
     });
-    // The previous session must not go on polling unseen behind this error.
+    // The previous receiver must not go on being polled unseen behind this error; its session is left to
+    // expire (a typo is no reason to end it).
     resetTaskRecords();
-    await getEngine().request({ type: 'disconnect' });
+    await getEngine().request({ type: 'disconnect', end: false });
     return;
   }
   const href = url.toString();
@@ -110,6 +111,7 @@ export async function connect(
     if (useConnection.getState().id !== id) return;
     if (!route.ok) {
       useConnection.setState({ status: 'error', error: { kind: 'other', message: route.message } });
+      await getEngine().request({ type: 'disconnect', end: false });
       return;
     }
     relay = route.route;
@@ -146,7 +148,9 @@ async function resumable(url: string): Promise<ResumeSession | undefined> {
 
 /** The engine's word on the connection: kept for the header, and the session kept for a reload. */
 export function applyHealth(health: Health): void {
-  const { url } = useConnection.getState();
+  const { url, status } = useConnection.getState();
+  // After Disconnect the page has moved on, whatever the engine had still to say about that connection.
+  if (status === 'closed') return;
   useConnection.setState({
     status: health.status,
     since: health.since,

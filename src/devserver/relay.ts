@@ -413,6 +413,13 @@ export function createRelay({
         passEmpty();
         return;
       }
+      // An error status says what happened (404: the session is gone, or no endpoint; 401: auth) even when
+      // its body is a page the relay will not pass: the status goes through, the body does not.
+      if (status >= 400) {
+        answer.destroy();
+        passEmpty();
+        return;
+      }
       if (length !== undefined) {
         refuseAnswer(notPassed);
         return;

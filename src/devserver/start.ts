@@ -48,6 +48,13 @@ export async function startApp({
 }: StartOptions): Promise<StartedApp> {
   const app = express();
   app.disable('x-powered-by');
+  // No page may frame Taskscope: a framing page could steer a person's clicks onto "Connect through the
+  // local relay" and its confirmation.
+  app.use((_req, res, next) => {
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+    next();
+  });
   // The receiver checks Host (and Origin) itself so that its refusals are JSON-RPC; the guard below covers the rest.
   const receiver = createDemoReceiver({ allowedHosts });
   app.use('/demo/mcp', receiver.router);

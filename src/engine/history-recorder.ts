@@ -113,6 +113,8 @@ export class HistoryRecorder {
     this.tasksDirty = false;
     const tasks: HistoryWrite['tasks'] = [];
     for (const { task, newEntries } of changes?.changes ?? []) {
+      // Another tab's task is that tab's to record; writing our older copy back would undo its entries.
+      if (task.otherSession) continue;
       const entries = state.tasks.get(task.taskId)?.entries.length ?? newEntries.length;
       tasks.push({ record: task, newEntries, entryTotal: task.droppedEntries + entries });
     }

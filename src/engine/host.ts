@@ -24,6 +24,7 @@ import type {
   ConnectionNews,
   Health,
   InboxEvent,
+  InboxRequest,
   PollingHealth,
   Replies,
   ToEngine,
@@ -67,6 +68,8 @@ interface Connection {
   /** Polls held while nothing answers; a ping with backoff finds out when the receiver is back. */
   suspended: boolean;
   checkingReach: boolean;
+  /** A session was up once: from then on a failure is the receiver going away, never a CORS verdict. */
+  everConnected: boolean;
   attempt: number;
   retryTimer?: ReturnType<typeof setTimeout>;
   unwatch?: () => void;
@@ -75,6 +78,8 @@ interface Connection {
   stop: () => void;
   /** Swaps the traffic tap (numbering restarts after restored traffic) before any session uses it. */
   retap: (tap: TrafficTap) => void;
+  /** Questions history had still waiting: answerable again if the session they were asked in is resumed. */
+  waitingFromHistory: InboxRequest[];
 }
 
 /**
@@ -143,7 +148,7 @@ export class EngineHost {
         return this.connect(command);
       case 'disconnect':
         this.connectSeq++;
-        await this.closeCurrent(true);
+        await this.closeCurrent(command.end !== false);
         return null;
       case 'preserve':
         await this.setPreserve(command.on);
@@ -245,7 +250,8 @@ export class EngineHost {
       } catch (error) {
         if (conn.closed) return { ok: false, stale: true };
         const classified = classifyError(error, { method: 'initialize', url });
-        const diagnosed = conn.command.relay ? classified : await diagnose(url, classified);
+        const diagnosed =
+          conn.command.relay || conn.everConnected ? classified : await diagnose(url, classified);
         return this.failed(conn, diagnosed, () => this.establish(conn, undefined, ended));
       }
     }
@@ -255,7 +261,9 @@ export class EngineHost {
       return { ok: false, stale: true };
     }
     this.install(conn, session);
+    conn.everConnected = true;
     conn.tracker.sessionReady(ended);
+    this.adoptWaiting(conn, session);
     const server = session.describeServer();
     const support = serverTaskSupport(server.capabilities);
     const wasDown = conn.health.status !== 'connecting';
@@ -269,7 +277,7 @@ export class EngineHost {
       resumed: session.resumed,
       recoveredAt: wasDown ? Date.now() : undefined,
     });
-    conn.history?.setMeta({ server, lastSessionId: session.sessionId });
+    conn.history?.setMeta({ server });
     void (async () => {
       if (support.list) await this.syncList(conn);
       // A deep link (?task=) to a task neither history nor tasks/list brought: follow it, so the page says
@@ -279,6 +287,22 @@ export class EngineHost {
         conn.tracker.track(follow, { origin: 'manual' });
     })();
     return { ok: true, server, support, sessionId: session.sessionId, resumed: session.resumed };
+  }
+
+  /** After a reload into the same session, the questions still waiting there can be answered again. */
+  private adoptWaiting(conn: Connection, session: McpSession): void {
+    const waiting = conn.waitingFromHistory;
+    conn.waitingFromHistory = [];
+    if (!session.resumed) return;
+    const tasks = conn.tracker.store.getState().tasks;
+    for (const request of waiting) {
+      const task = request.relatedTaskId ? tasks.get(request.relatedTaskId) : undefined;
+      if (task?.lifecycle !== 'live' || task.sessionId !== session.sessionId) continue;
+      conn.people.adopt(
+        request,
+        (reply) => void session.respond(request.requestId, reply).catch(() => undefined),
+      );
+    }
   }
 
   /** Says what went wrong and, when waiting can mend it, tries again after a backoff. */
@@ -435,10 +459,12 @@ export class EngineHost {
       health: { status: 'connecting', since: Date.now() },
       suspended: false,
       checkingReach: false,
+      everConnected: false,
       attempt: 0,
       closed: false,
       stop: () => undefined,
       retap: () => undefined,
+      waitingFromHistory: [],
       tracker: undefined as unknown as TaskTracker,
       people: undefined as unknown as PersonRequests,
     };
@@ -446,8 +472,10 @@ export class EngineHost {
       api,
       queryClient,
       connectionId: conn.id,
-      // While the receiver is away, polls wait (and say nothing) instead of piling errors on every task.
-      settings: () => (conn.suspended ? { ...conn.settings, paused: true } : conn.settings),
+      // While the receiver is away or between sessions, polls wait (and say nothing) instead of piling
+      // errors on every task; sessionReady and the return from an outage schedule them again.
+      settings: () =>
+        conn.suspended || !holder.session ? { ...conn.settings, paused: true } : conn.settings,
       scheduler,
       sessionId: () => holder.session?.sessionId,
       // Newer receivers (2026-07-28) carry input requests in tasks/get and have no tasks/result to open.
@@ -535,7 +563,8 @@ export class EngineHost {
       return;
     }
     const loaded = await db.load(conn.command.url);
-    if (conn.closed) return;
+    // Preserve log turned off (or on, with its own recorder) while this was loading: that choice stands.
+    if (conn.closed || !this.preserve || conn.history) return;
     conn.tracker.restore(loaded.tasks);
     let lastSeq = 0;
     for (const event of loaded.traffic) {
@@ -544,7 +573,9 @@ export class EngineHost {
     }
     // Traffic numbers go on from the restored ones, so no two rows share one.
     conn.retap(new TrafficTap(undefined, lastSeq));
-    for (const event of restoredInbox(loaded.inbox)) this.outbox.addInbox(event);
+    const inbox = restoredInbox(loaded.inbox);
+    for (const event of inbox.settled) this.outbox.addInbox(event);
+    conn.waitingFromHistory = inbox.waiting;
     conn.history = new HistoryRecorder(
       db,
       conn.command.url,
@@ -612,7 +643,10 @@ export class EngineHost {
     conn.unwatch?.();
     const session = conn.holder.session;
     // Said while the page still listens to this connection: its tasks show as ended with their session.
-    conn.tracker.sessionEnded({ final: true });
+    // Only Disconnect is final; after a new connect, live tasks are asked about in the next session.
+    conn.tracker.sessionEnded({ final: end });
+    // The page has moved on: a health state still pending would show this connection as current again.
+    delete this.outbox.news.health;
     this.outbox.sendNow();
     conn.closed = true;
     this.current = null;
@@ -726,20 +760,21 @@ const notConnected = (): { ok: false; error: ClassifiedError } => ({
 });
 
 /**
- * Answered requests from history, for the inbox's record. Keys are made new: the ones they had came from an
- * earlier page and could meet this page's. A request still waiting when the page went away cannot be
- * answered now, so it is left out.
+ * The inbox from history: answered requests for the record, and the ones still waiting when the page went
+ * away (answerable only if their session is taken up again). Keys are made new: the ones they had came from
+ * an earlier page and could meet this page's.
  */
-function restoredInbox(events: readonly InboxEvent[]): InboxEvent[] {
-  const settled = new Map<string, Extract<InboxEvent, { kind: 'settled' }>>();
-  for (const event of events) if (event.kind === 'settled') settled.set(event.key, event);
-  const out: InboxEvent[] = [];
+function restoredInbox(events: readonly InboxEvent[]): { settled: InboxEvent[]; waiting: InboxRequest[] } {
+  const ends = new Map<string, Extract<InboxEvent, { kind: 'settled' }>>();
+  for (const event of events) if (event.kind === 'settled') ends.set(event.key, event);
+  const settled: InboxEvent[] = [];
+  const waiting: InboxRequest[] = [];
   for (const event of events) {
     if (event.kind !== 'asked') continue;
-    const end = settled.get(event.request.key);
-    if (!end) continue;
     const key = `history:${event.request.receivedAt}:${event.request.key}`;
-    out.push({ kind: 'asked', request: { ...event.request, key } }, { ...end, key });
+    const end = ends.get(event.request.key);
+    if (end) settled.push({ kind: 'asked', request: { ...event.request, key } }, { ...end, key });
+    else waiting.push({ ...event.request, key });
   }
-  return out;
+  return { settled, waiting };
 }

@@ -38,7 +38,8 @@ export type Command =
       /** Keep what is observed in IndexedDB and restore it (devtools' "Preserve log"); on by default. */
       preserve?: boolean;
     }
-  | { type: 'disconnect' }
+  /** `end` false: close without ending the session on the receiver (no DELETE). */
+  | { type: 'disconnect'; end?: boolean }
   | { type: 'preserve'; on: boolean }
   /** Forgets the receiver's history, shown and stored, except tasks still live. */
   | { type: 'clearHistory' }

@@ -73,6 +73,24 @@ export class PersonRequests {
       });
     });
 
+  /**
+   * A question asked before the page reloaded, in the session just taken up again: the receiver still waits
+   * for its answer, which goes back as a plain JSON-RPC response through `send` (any POST reaches it).
+   */
+  adopt(
+    request: InboxRequest,
+    send: (reply: { result: Record<string, unknown> } | { error: { code: number; message: string } }) => void,
+  ): void {
+    const item: InboxRequest = { ...request, connectionId: this.connectionId };
+    this.waiters.set(item.key, {
+      request: item,
+      resolve: (result) => send({ result }),
+      reject: (error) =>
+        send({ error: { code: error instanceof CodedError ? error.code : -32603, message: error.message } }),
+    });
+    this.events.inbox({ kind: 'asked', request: item });
+  }
+
   /** The person's answer; false when nothing waits under that key any more. */
   answer(key: string, outcome: string, reply: Extract<Command, { type: 'answer' }>['reply']): boolean {
     const waiter = this.waiters.get(key);

@@ -277,6 +277,17 @@ export class McpSession {
     });
   }
 
+  /**
+   * Answers a receiver's request outside the SDK's own bookkeeping: one asked before a reload, whose handler
+   * went with the old page. The receiver matches it by id, whichever POST carries it.
+   */
+  async respond(
+    id: string | number,
+    reply: { result: Record<string, unknown> } | { error: { code: number; message: string } },
+  ): Promise<void> {
+    await this.transport.send({ jsonrpc: '2.0', id, ...reply } as JSONRPCMessage);
+  }
+
   onNotification(listener: NotificationListener): () => void {
     this.notificationListeners.add(listener);
     return () => this.notificationListeners.delete(listener);

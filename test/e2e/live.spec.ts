@@ -22,6 +22,30 @@ async function runTool(page: Page, tool: string, args: Record<string, string> = 
 const observationCount = async (page: Page) =>
   Number((await page.getByTestId('task-detail').getByTestId('poll-count').textContent()) ?? 0);
 
+/** Everything in the page's history database, as one string. */
+const storedHistory = (page: Page) =>
+  page.evaluate(
+    () =>
+      new Promise<string>((resolve, reject) => {
+        const open = indexedDB.open('taskscope-history');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const names = [...db.objectStoreNames];
+          const tx = db.transaction(names, 'readonly');
+          const all: unknown[] = [];
+          for (const name of names) {
+            const request = tx.objectStore(name).getAll();
+            request.onsuccess = () => all.push(request.result);
+          }
+          tx.oncomplete = () => {
+            db.close();
+            resolve(JSON.stringify(all));
+          };
+        };
+      }),
+  );
+
 test.describe.configure({ timeout: 60_000 });
 
 test('a reload mid-task takes up the same session: the task stays live, keeps its history and completes', async ({
@@ -156,9 +180,15 @@ test('a receiver without CORS works end to end through the local relay, once the
   page,
 }) => {
   const noCors = await startDemoReceiver({ cors: false });
+  const relayed: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname.startsWith('/relay')) relayed.push(request.url());
+  });
   try {
     await page.goto(`/?server=${encodeURIComponent(noCors.url)}`);
     await expect(page.getByTestId('relay-offer')).toBeVisible();
+    // A ?server= link alone never makes the relay fetch anything: nothing went to it before the person's yes.
+    expect(relayed).toEqual([]);
     await page.getByTestId('relay-offer').click();
     await page.getByTestId('relay-confirm').click();
     await expect(status(page)).toContainText('Connected');
@@ -183,8 +213,11 @@ test('a receiver without CORS works end to end through the local relay, once the
     });
     await page.getByRole('button', { name: /Traffic/ }).click();
     await expect(page.getByRole('region', { name: 'Traffic' })).not.toContainText(token);
+    expect(relayed.length).toBeGreaterThan(0);
     const storage = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
     expect(storage).not.toContain(token);
+    expect(await storedHistory(page)).toContain('tasks/get');
+    expect(await storedHistory(page)).not.toContain(token);
   } finally {
     await noCors.close();
   }
@@ -236,4 +269,21 @@ test('a full storage quota is said, and nothing already shown is lost', async ({
   await expect(detail.getByTestId('result')).toContainText('Finished quota');
   expect(await observationCount(page)).toBeGreaterThan(1);
   await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+});
+
+test('a task waiting for input asks again after a reload, and the answer completes it', async ({ page }) => {
+  await page.goto('/');
+  await expect(status(page)).toHaveText('Connected');
+  await page.getByTestId('tool-ask_user').click();
+  await page.locator('#arg-question').fill('Still there after a reload?');
+  await page.getByRole('button', { name: 'Run as task' }).click();
+  const detail = page.getByTestId('task-detail');
+  await expect(detail.getByTestId('elicitation-form')).toContainText('Still there after a reload?');
+  await page.reload();
+  await expect(page.getByTestId('session-note')).toContainText('Session resumed');
+  const form = page.getByTestId('task-detail').getByTestId('elicitation-form');
+  await expect(form).toContainText('Still there after a reload?');
+  await form.getByLabel(/^Answer/).fill('yes');
+  await form.getByRole('button', { name: 'Accept' }).click();
+  await expect(page.getByTestId('task-detail').getByTestId('result')).toContainText('You answered: yes');
 });

@@ -62,11 +62,14 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
     expect(restored?.result.state).toBe('fetched');
     const result = second.batches.flatMap((b) => b.results).find(([id]) => id === run.taskId)?.[1];
     expect(JSON.stringify(result?.value)).toContain('Finished kept');
-    // The traffic came back too, numbered on from where it was; no header value was ever stored.
+    // The traffic came back too, numbered on from where it was.
     const traffic = second.batches.flatMap((b) => b.traffic);
     expect(traffic.some((e) => e.method === 'tasks/get')).toBe(true);
     expect(new Set(traffic.map((e) => e.seq)).size).toBe(traffic.length);
-    expect(JSON.stringify(traffic)).not.toContain('do-not-store');
+    // Nothing of the Authorization header sent on every request is anywhere in what was stored.
+    const stored = await history();
+    expect(JSON.stringify(await stored!.load(receiver.url))).not.toContain('do-not-store');
+    stored!.close();
     expect(second.batches.some((b) => b.connection?.history?.restored === 1)).toBe(true);
 
     // Clear: the ended task goes, from the page and from storage.
@@ -77,6 +80,33 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
     expect((await db!.load(receiver.url)).tasks).toHaveLength(0);
     db!.close();
   }, 30_000);
+
+  it('Reconnect: the live tasks of the session left behind come back from history and are asked about once in the new one', async () => {
+    const receiver = await startDemoReceiver();
+    cleanups.push(() => receiver.close());
+    const indexedDB = new IDBFactory();
+    const e = engineOverChannel({ history: () => HistoryDb.open({ indexedDB }) });
+    cleanups.push(() => e.close());
+    const connect = () =>
+      e.bridge.request({ type: 'connect', connectionId: 1, url: receiver.url, headers: {}, settings });
+    const first = await connect();
+    if (!first.ok) throw new Error('connect failed');
+    const { tools } = await e.bridge.request({ type: 'listTools' });
+    const run = await e.bridge.request({
+      type: 'run',
+      tool: tools.find((t) => t.name === 'slow_job') as ToolInfo,
+      args: { durationMs: 30_000, steps: 2, pollIntervalMs: 100 },
+    });
+    if (!run.ok) throw new Error(run.error.message);
+    await waitFor(() => (e.tasks.getState().tasks.get(run.taskId)?.pollCount ?? 0) >= 2, 5000);
+    const second = await connect();
+    expect(second.ok && second.sessionId).not.toBe(first.sessionId);
+    // The demo receiver keeps tasks per session: asked once in the new one, it says so, and that is all.
+    await waitFor(() => e.tasks.getState().tasks.get(run.taskId)?.lifecycle === 'session-ended', 5000);
+    const task = e.tasks.getState().tasks.get(run.taskId)!;
+    expect(task.entries.some((entry) => entry.kind === 'purged')).toBe(false);
+    expect(task.entries.filter((entry) => entry.kind === 'observation').length).toBeGreaterThanOrEqual(2);
+  }, 20_000);
 
   it('with Preserve log off nothing is written or restored', async () => {
     const receiver = await startDemoReceiver();

@@ -144,6 +144,10 @@ async function startCountingUpstream(): Promise<CountingUpstream> {
           res.writeHead(200);
           res.end(HTML_SECRET);
           break;
+        case '/html-404':
+          res.writeHead(404, { 'content-type': 'text/html' });
+          res.end(`<html><body>${HTML_SECRET}</body></html>`);
+          break;
         case '/plain-empty':
           // Chunked with nothing in it: the relay must wait for the end to know it is empty.
           res.writeHead(200, { 'content-type': 'text/plain' });
@@ -538,6 +542,15 @@ describe('the relay in the npm start server', () => {
       expect(upstream.hits.map((h) => h.path)).toEqual(['/html', '/html-chunked', '/no-type']);
     });
 
+    it('an error status with a page for a body: the status passes (a lost session, no endpoint), the page does not', async () => {
+      const answer = await relay(`${upstream.url}/html-404`);
+      expect(answer.status).toBe(404);
+      expect(answer.body).toBe('');
+      expect(answer.headers['x-taskscope-relay-error']).toBeUndefined();
+      expect(answer.headers['content-type']).toBeUndefined();
+      expectSafeHeaders(answer);
+    });
+
     it('an empty answer passes whatever its type, without the type', async () => {
       const empty = await relay(`${upstream.url}/plain-empty`);
       expect(empty.status).toBe(200);
@@ -699,6 +712,9 @@ describe('the relay in the npm start server', () => {
         expect(page.status, pathname).toBe(200);
         expect(page.body).toContain('taskscope-relay-index');
         expect(page.headers['cache-control'], pathname).toBe('no-store');
+        // Never framed: a framing page could steer clicks onto the relay's confirmation.
+        expect(page.headers['x-frame-options'], pathname).toBe('DENY');
+        expect(page.headers['content-security-policy'], pathname).toBe("frame-ancestors 'none'");
       }
       const own = await send(`${app.url}/`, { headers: { Origin: app.url } });
       expect(own.status).toBe(200);

@@ -167,6 +167,16 @@ describe('HistoryDb round trip', () => {
     expect(a!.entries).toHaveLength(2);
   });
 
+  it('an older copy of a task (another tab that restored it earlier) never undoes the newer timeline', async () => {
+    const db = await open();
+    await db.write(R, write({ tasks: [change(record('a', { pollCount: 5 }), 0, 5)] }));
+    // The other tab knew 3 entries and writes its own third on top.
+    await db.write(R, write({ tasks: [change(record('a', { pollCount: 3 }), 2, 1)] }));
+    const [a] = (await db.load(R)).tasks;
+    expect(a!.record.pollCount).toBe(5);
+    expect(a!.entries).toHaveLength(5);
+  });
+
   it('ignores snapshots and results for a task it never had a record of', async () => {
     const db = await open();
     await db.write(

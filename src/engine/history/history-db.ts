@@ -465,6 +465,9 @@ export class HistoryDb {
         if (!record) return;
         const { taskId } = task;
         const entryTotal = task.entryTotal ?? existing?.entryTotal ?? 0;
+        // Fewer entries than stored: an older copy (another tab that restored this task before it went on).
+        // The stored one is newer; writing this back would undo that tab's timeline.
+        if (existing && existing.entryTotal > entryTotal) return;
         const row: TaskRow = {
           receiver,
           taskId,
@@ -478,8 +481,6 @@ export class HistoryDb {
         rawTasks.put(row);
         const floor = entryTotal - caps.maxEntriesPerTask;
         if (existing) {
-          // The task started over (forgotten and tracked again elsewhere): its old tail is not its timeline.
-          if (existing.entryTotal > entryTotal) entries.delete(entriesFrom(receiver, taskId, entryTotal));
           if (floor > Math.max(0, existing.entryTotal - caps.maxEntriesPerTask))
             entries.delete(entriesBelow(receiver, taskId, floor));
         }

@@ -65,11 +65,17 @@ describe('tasks across sessions', () => {
 
     tracker.sessionReady('OLD');
     await vi.advanceTimersByTimeAsync(0);
-    // This tab's ended session: asked once at once; known here, so followed in this session from now on.
+    // This tab's ended session: asked once at once; known here, so followed in this session from now on,
+    // with no "session ended" left on it (the history says both).
     expect(receiver.count('tasks/get', 'ours')).toBe(1);
     expect(task('ours').sessionId).toBe('A');
-    expect(task('ours').sessionEndedAt).toBeGreaterThan(0);
-    expect(task('ours').entries.map((e) => e.kind)).toContain('session');
+    expect(task('ours').sessionEndedAt).toBeUndefined();
+    expect(task('ours').lifecycle).toBe('live');
+    expect(
+      task('ours')
+        .entries.filter((e) => e.kind === 'session')
+        .map((e) => e.phase),
+    ).toEqual(['ended', 'known-again']);
     await vi.advanceTimersByTimeAsync(1000);
     expect(receiver.count('tasks/get', 'same')).toBe(1);
     // Another session's task: shown, never polled by itself.
@@ -128,13 +134,55 @@ describe('tasks across sessions', () => {
     expect(task('t').otherSession).toBeUndefined();
   });
 
-  it('Clear forgets ended and other-session tasks and keeps live ones', async () => {
+  it("Clear forgets ended tasks and keeps live ones, another tab's too (that tab still runs them)", async () => {
     receiver.onGet = async (taskId) => rawTask({ taskId, pollInterval: 1000 });
     tracker.track('live', { origin: 'created', initial: { value: snapshot('live'), warnings: [] } });
     tracker.restore([restored('done', 'A', 'completed'), restored('other', 'B')]);
     tracker.sessionReady(undefined);
-    expect(tracker.forgetEnded().sort()).toEqual(['done', 'other']);
-    expect(tracker.store.getState().order).toEqual(['live']);
+    expect(tracker.forgetEnded()).toEqual(['done']);
+    expect(tracker.store.getState().order).toEqual(['live', 'other']);
     expect(tracker.isTracked('done')).toBe(false);
+  });
+
+  it("following another tab's task the receiver does not know here says so without claiming that session ended", async () => {
+    receiver.onGet = async () => {
+      throw rpcError(-32602, 'Task not found');
+    };
+    tracker.restore([restored('other', 'B')]);
+    tracker.sessionReady(undefined);
+    tracker.follow('other');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(task('other').lifecycle).toBe('session-ended');
+    expect(task('other').otherSession).toBe(true);
+    expect(task('other').sessionEndedAt).toBeUndefined();
+  });
+
+  it('a task given up as "session ended" is live again when the receiver lists it in the new session, and its result is fetched once it completes', async () => {
+    receiver.onGet = async (taskId) => rawTask({ taskId, status: 'completed', pollInterval: 1000 });
+    receiver.onResult = async () => ({ content: [{ type: 'text', text: 'done' }] });
+    tracker.track('t1', { origin: 'created', initial: { value: snapshot('t1'), warnings: [] } });
+    tracker.sessionEnded({ final: true });
+    expect(task('t1').lifecycle).toBe('session-ended');
+    session = 'NEW';
+    receiver.onList = async () => [rawTask({ taskId: 't1', status: 'completed' })];
+    await tracker.syncList();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(task('t1').lifecycle).toBe('terminal');
+    expect(task('t1').sessionId).toBe('NEW');
+    expect(receiver.count('tasks/result', 't1')).toBe(1);
+  });
+
+  it('a task waiting for input asks again after a reload: its tasks/result is opened in the resumed session', async () => {
+    receiver.onGet = async (taskId) => rawTask({ taskId, status: 'input_required', pollInterval: 1000 });
+    receiver.onResult = () => new Promise(() => undefined);
+    tracker.restore([{ ...restored('t', 'A'), snapshot: snapshot('t', 'input_required') }]);
+    tracker.store.setState((state) => {
+      state.tasks.set('t', { ...task('t'), status: 'input_required' });
+      return { version: state.version + 1 };
+    });
+    tracker.sessionReady(undefined);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(receiver.count('tasks/result', 't')).toBe(1);
+    expect(task('t').result.state).toBe('open-for-input');
   });
 });

@@ -305,7 +305,12 @@ export class TaskTracker {
     for (const task of [...this.store.getState().tasks.values()]) {
       if (task.sessionId === current) {
         if (task.otherSession) updateTask(this.store, task.taskId, () => ({ otherSession: undefined }));
-        if (task.lifecycle === 'live' && !task.dormant) this.poller.schedule(task.taskId);
+        if (task.lifecycle === 'live' && !task.dormant) {
+          this.poller.schedule(task.taskId);
+          // Its open tasks/result went with the page (or the outage): open it again so the question comes back.
+          if (task.status === 'input_required' && this.openResultForInput())
+            this.results.openForInput(task.taskId);
+        }
         if (task.lifecycle !== 'terminal') continue;
         this.poller.scheduleProbe(task.taskId);
         // The page went away while its result was on its way: ask again in the same session.
@@ -338,19 +343,25 @@ export class TaskTracker {
     }
   }
 
-  /** A task from another session: follow it in this one (the receiver may know it here too). */
+  /**
+   * A task from another session: ask about it in this one (the receiver may know it here too). It stays the
+   * other session's until the receiver answers for it here, so a refusal never says that session ended.
+   */
   follow(taskId: string): void {
     const task = this.store.getState().tasks.get(taskId);
     if (!task || (task.lifecycle !== 'live' && task.lifecycle !== 'session-ended')) return;
-    updateTask(this.store, taskId, () => ({ otherSession: undefined, lifecycle: 'live', dormant: false }));
+    updateTask(this.store, taskId, () => ({ lifecycle: 'live', dormant: false }));
     void this.poller.poll(taskId);
   }
 
-  /** Forgets tasks entirely (a person cleared history); live ones are kept. Returns the ids forgotten. */
+  /**
+   * Forgets tasks entirely (a person cleared history). Live ones are kept, another tab's too: that tab is
+   * still running them. Returns the ids forgotten.
+   */
   forgetEnded(): string[] {
     const gone: string[] = [];
     for (const task of this.store.getState().tasks.values()) {
-      if (task.lifecycle === 'live' && !task.otherSession) continue;
+      if (task.lifecycle === 'live') continue;
       gone.push(task.taskId);
       this.poller.remove(task.taskId);
       this.snapshots.delete(task.taskId);
@@ -429,14 +440,16 @@ export class TaskTracker {
       noteDialect(this.store, value.shape === 'v2' ? 'v2' : value.shape === 'wrapped' ? 'user-docs' : 'spec');
     }
     if (value) this.checkClock(taskId, value, previous, at, meta.source, warnings);
+    // Whatever answers now comes from the current session: the receiver knows the task here.
+    const fromReceiver = meta.answered || meta.source === 'list' || meta.source === 'notification';
+    const movedHere = fromReceiver && this.knownHere(taskId, at);
     const task = this.store.getState().tasks.get(taskId);
     if (!task) return merged;
     const becameTerminal = task.lifecycle === 'live' && isTerminal(merged?.status);
     const askedForInput =
       task.lifecycle === 'live' &&
       merged?.status === 'input_required' &&
-      previous?.status !== 'input_required';
-    if (meta.answered) this.knownHere(taskId, at);
+      (previous?.status !== 'input_required' || movedHere);
     updateTask(this.store, taskId, (t) => ({
       ...appendEntry(t, {
         kind: 'observation',
@@ -476,21 +489,27 @@ export class TaskTracker {
     return merged;
   }
 
-  /** A poll answered in this session: a task carried over from another is this session's from now on. */
-  private knownHere(taskId: string, at: number): void {
+  /**
+   * The receiver answered about this task in the current session: one carried over from another session (or
+   * given up as "session ended") is this session's from now on, and live again. True when it moved here.
+   */
+  private knownHere(taskId: string, at: number): boolean {
     const current = this.sessionId();
     const task = this.store.getState().tasks.get(taskId);
-    if (!task || task.sessionId === current) return;
+    if (!task || (task.sessionId === current && task.lifecycle !== 'session-ended')) return false;
     updateTask(this.store, taskId, (t) => ({
       ...appendEntry(t, {
         kind: 'session',
         at,
         phase: 'known-again',
-        detail: `The receiver knows this task in session ${shortId(current)} too: followed there.`,
+        detail: `The receiver knows this task in session ${shortId(current)}: followed there.`,
       }),
       sessionId: current,
       otherSession: undefined,
+      sessionEndedAt: undefined,
+      lifecycle: t.lifecycle === 'session-ended' ? 'live' : t.lifecycle,
     }));
+    return true;
   }
 
   /**

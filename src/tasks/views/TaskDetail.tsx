@@ -54,6 +54,16 @@ const shortSession = (id: string | undefined) =>
 /** Where the task stands with respect to sessions: another tab's, or one that ended. */
 function SessionNote({ task }: { task: TrackedTask }) {
   const connected = useConnection((s) => s.status === 'connected');
+  if (task.otherSession && task.lifecycle === 'session-ended')
+    return (
+      <div
+        className="rounded border border-slate-200 bg-slate-50 px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"
+        data-testid="other-session"
+      >
+        This task belongs to another session ({shortSession(task.sessionId)}), and the receiver does not know
+        it in this one: what you see is its stored history.
+      </div>
+    );
   if (task.otherSession)
     return (
       <div
