@@ -7,6 +7,8 @@ import { useConnection, type ConnectionState } from '../state/connection';
 import { usePreferences } from '../state/preferences';
 import { clearHistory, connect } from './actions';
 import { setRelay } from './saved-receivers';
+import { eraChoice, setEraChoice } from './era-choice';
+import type { Detection, EraChoice } from '../mcp';
 import { useTasks } from '../tasks/store';
 import type { Dialect } from '../tasks/core/store';
 
@@ -19,7 +21,7 @@ const dialectHelp: Record<Dialect, string> = {
   spec: 'Flat tasks/get answers and plain tasks/result, as the 2025-11-25 specification has them',
   'user-docs':
     'tasks/get wrapped as {task}, or tasks/result as {taskId, status, result}, as the user documents describe',
-  v2: 'Tasks in the 2026-07-28 shape (resultType "task"): read as best Taskscope can',
+  v2: 'Tasks of the 2026-07-28 tasks extension (ttlMs, pollIntervalMs, results inline in tasks/get)',
 };
 
 function Capability({ on, label }: { on: boolean; label: string }) {
@@ -110,6 +112,11 @@ function ConnectionProblem() {
         </div>
       )}
       {viaRelay && <DirectInstead url={url} headers={headers} />}
+      {error.kind === 'protocol' && (
+        <p className="mt-2 flex items-center gap-2 text-xs">
+          Protocol to speak: <EraSelect url={url} headers={headers} />
+        </p>
+      )}
     </ErrorNote>
   );
 }
@@ -165,9 +172,51 @@ function HistoryControls() {
   );
 }
 
+const detectionText: Record<Detection, string> = {
+  discover: 'server/discover answered',
+  initialize: 'no server/discover: initialize',
+  forced: 'chosen',
+  resumed: 'session resumed',
+};
+
+/** Which generation to speak with this receiver: found out (auto) or chosen, remembered per receiver. */
+function EraSelect({ url, headers }: { url: string; headers: Record<string, string> }) {
+  const [choice, setChoice] = useState<EraChoice>(() => eraChoice(url));
+  return (
+    <select
+      aria-label="Protocol version to speak"
+      title="Auto asks server/discover first (2026-07-28) and falls back to initialize (2025-11-25)"
+      value={choice}
+      data-testid="era-choice"
+      onChange={(e) => {
+        const next = e.target.value as EraChoice;
+        setChoice(next);
+        setEraChoice(url, next);
+        void connect(url, headers);
+      }}
+      className="rounded bg-transparent text-xs text-slate-500 ring-1 ring-slate-200 dark:ring-slate-700"
+    >
+      <option value="auto">auto</option>
+      <option value="2025-11-25">2025-11-25</option>
+      <option value="2026-07-28">2026-07-28</option>
+    </select>
+  );
+}
+
 export function ServerCard() {
-  const { status, server, support, streamNote, viaRelay, url, headers, resumed, recoveredAt, sessionId } =
-    useConnection();
+  const {
+    status,
+    server,
+    support,
+    streamNote,
+    viaRelay,
+    url,
+    headers,
+    resumed,
+    recoveredAt,
+    sessionId,
+    detectedBy,
+  } = useConnection();
   const dialects = useTasks((s) => s.dialects);
   if (!server) {
     return (
@@ -198,16 +247,25 @@ export function ServerCard() {
         <dt className="text-slate-500">name</dt>
         <dd className="truncate font-mono">{server.name}</dd>
         <dt className="text-slate-500">protocol</dt>
-        <dd className="font-mono" data-testid="protocol-version">
-          {server.protocolVersion ?? 'unknown'}
+        <dd className="flex flex-wrap items-center gap-1">
+          <span className="font-mono" data-testid="protocol-version">
+            {server.protocolVersion ?? 'unknown'}
+          </span>
+          {detectedBy && (
+            <span className="text-slate-500" data-testid="era-detection">
+              ({detectionText[detectedBy]})
+            </span>
+          )}
+          <EraSelect url={url} headers={headers} />
         </dd>
         <dt className="text-slate-500">session</dt>
         <dd className="truncate font-mono" data-testid="session-id" title={sessionId}>
-          {sessionId ?? '— (sessionless receiver)'}
+          {sessionId ??
+            (support?.era === '2026-07-28' ? '— (2026-07-28 has no sessions)' : '— (sessionless receiver)')}
         </dd>
         <dt className="text-slate-500">tasks</dt>
         <dd className="flex flex-wrap gap-1" data-testid="task-capabilities">
-          <Capability on={!!support?.list} label="list" />
+          {support?.era !== '2026-07-28' && <Capability on={!!support?.list} label="list" />}
           <Capability on={!!support?.cancel} label="cancel" />
           <Capability on={!!support?.toolCall} label="tools/call" />
         </dd>

@@ -11,6 +11,7 @@ import { normaliseReceiverUrl } from './receiver-url';
 import { SessionClaims, forgetSession, rememberSession, storedSession } from './session-claim';
 import { headersFor, recordUse, relayChosen } from './saved-receivers';
 import { fetchRelayRoute } from './relay';
+import { eraChoice } from './era-choice';
 
 /** Where the dashboard connects when no ?server= is given: the demo receiver `npm start` mounts beside it. */
 export const demoReceiverUrl = () => new URL('/demo/mcp', window.location.origin).toString();
@@ -129,6 +130,7 @@ export async function connect(
     resume,
     relay,
     preserve: preserveLog,
+    era: eraChoice(href),
   });
 }
 
@@ -164,6 +166,8 @@ export function applyHealth(health: Health): void {
           support: health.support,
           sessionId: health.sessionId,
           resumed: health.resumed,
+          era: health.era,
+          detectedBy: health.detectedBy,
           degraded: undefined,
         }
       : {}),

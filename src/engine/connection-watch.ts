@@ -1,4 +1,4 @@
-import { classifyError, type ClassifiedError, type McpSession } from '../mcp';
+import { classifyError, type ClassifiedError, type ReceiverSession } from '../mcp';
 import type { RequestScheduler } from '../tasks/core/request-scheduler';
 import type { ConnectionNews } from './messages';
 
@@ -24,7 +24,7 @@ export interface WatchEvents {
  * Returns the unwatch, so a session being replaced says nothing more.
  */
 export function watchConnection(
-  session: McpSession,
+  session: ReceiverSession,
   scheduler: RequestScheduler,
   events: WatchEvents,
 ): () => void {

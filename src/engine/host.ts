@@ -1,14 +1,17 @@
 import {
-  McpSession,
+  AnsweredAtOnce,
+  ReceiverTasksApi,
   SessionHolder,
-  TasksApi,
   TrafficTap,
+  openSession,
+  type ReceiverSession,
   backoffForAttempt,
   classifyError,
   forTrafficLog,
   relayFetch,
   serverTaskSupport,
   type ClassifiedError,
+  type Detection,
   type ResumeSession,
 } from '../mcp';
 import { createQueryClient } from '../tasks/core/query-client';
@@ -54,7 +57,7 @@ interface Connection {
   command: ConnectCommand;
   holder: SessionHolder;
   tap: TrafficTap;
-  api: TasksApi;
+  api: ReceiverTasksApi;
   tracker: TaskTracker;
   scheduler: RequestScheduler;
   queryClient: QueryClient;
@@ -230,12 +233,13 @@ export class EngineHost {
     ended: string | undefined,
   ): Promise<ConnectReply> {
     conn.retryTimer = undefined;
-    const { url, headers } = conn.command;
-    const base = { url, headers, tap: conn.tap, fetch: this.fetchFor(conn) };
-    let session: McpSession | undefined;
+    const { url, headers, era } = conn.command;
+    const base = { url, headers, tap: conn.tap, fetch: this.fetchFor(conn), era };
+    let session: ReceiverSession | undefined;
+    let detectedBy: Detection = 'resumed';
     if (resume) {
       try {
-        session = await McpSession.connect({ ...base, resume });
+        session = (await openSession({ ...base, resume })).session;
       } catch (error) {
         const classified = classifyError(error, { method: 'ping' });
         if (conn.closed) return { ok: false, stale: true };
@@ -246,7 +250,7 @@ export class EngineHost {
     }
     if (!session) {
       try {
-        session = await McpSession.connect(base);
+        ({ session, detectedBy } = await openSession(base));
       } catch (error) {
         if (conn.closed) return { ok: false, stale: true };
         const classified = classifyError(error, { method: 'initialize', url });
@@ -274,6 +278,8 @@ export class EngineHost {
       support,
       sessionId: session.sessionId,
       protocolVersion: server.protocolVersion,
+      era: session.era,
+      detectedBy,
       resumed: session.resumed,
       recoveredAt: wasDown ? Date.now() : undefined,
     });
@@ -290,7 +296,7 @@ export class EngineHost {
   }
 
   /** After a reload into the same session, the questions still waiting there can be answered again. */
-  private adoptWaiting(conn: Connection, session: McpSession): void {
+  private adoptWaiting(conn: Connection, session: ReceiverSession): void {
     const waiting = conn.waitingFromHistory;
     conn.waitingFromHistory = [];
     if (!session.resumed) return;
@@ -337,9 +343,11 @@ export class EngineHost {
     return conn.command.relay ? relayFetch(base, conn.command.relay) : this.options.fetch;
   }
 
-  private install(conn: Connection, session: McpSession): void {
+  private install(conn: Connection, session: ReceiverSession): void {
     conn.holder.set(session);
     conn.attempt = 0;
+    // 2026-07-28 has no GET stream: only a listen stream, which says so when it opens (connection-watch.ts).
+    if (session.era === '2026-07-28') conn.scheduler.setSlots(CONNECTIONS_PER_ORIGIN - 1);
     session.setServerRequestHandler(conn.people.handler);
     conn.unwatch = watchConnection(session, conn.scheduler, {
       news: (news) => this.news(conn, news),
@@ -349,7 +357,7 @@ export class EngineHost {
   }
 
   /** The receiver no longer knows our session (it restarted, or expired it): a new one, by itself. */
-  private sessionLost(conn: Connection, session: McpSession): void {
+  private sessionLost(conn: Connection, session: ReceiverSession): void {
     if (conn.closed || conn.holder.session !== session) return;
     conn.unwatch?.();
     conn.tracker.sessionEnded({ final: false });
@@ -372,7 +380,7 @@ export class EngineHost {
    * Requests keep failing at the network level. If nothing answers at the receiver's address either (or the
    * relay says it cannot reach it), polling is held and a ping with backoff finds out when it is back.
    */
-  private async checkReach(conn: Connection, session: McpSession): Promise<void> {
+  private async checkReach(conn: Connection, session: ReceiverSession): Promise<void> {
     if (conn.suspended || conn.checkingReach || conn.closed) return;
     conn.checkingReach = true;
     const answers = conn.command.relay ? false : await answersAt(conn.command.url);
@@ -383,7 +391,7 @@ export class EngineHost {
     this.awaitReturn(conn, session, 1);
   }
 
-  private awaitReturn(conn: Connection, session: McpSession, attempt: number): void {
+  private awaitReturn(conn: Connection, session: ReceiverSession, attempt: number): void {
     const wait = backoffForAttempt(attempt);
     const since = conn.health.status === 'unreachable' ? conn.health.since : Date.now();
     this.setHealth(conn, {
@@ -438,7 +446,7 @@ export class EngineHost {
 
   private open(command: ConnectCommand): Connection {
     const holder = new SessionHolder();
-    const api = new TasksApi(holder);
+    const api = new ReceiverTasksApi(holder);
     // The notification stream holds one connection while it is open (connection-watch.ts resizes this).
     const scheduler = new RequestScheduler({ slots: CONNECTIONS_PER_ORIGIN - 2 });
     const queryClient = createQueryClient();
@@ -496,6 +504,7 @@ export class EngineHost {
           conn.tracker.noteInput(item.relatedTaskId, { method: item.method, phase, detail });
       },
     });
+    api.v2026.listen.onRefused = (note) => this.news(conn, { streamNote: note });
     const stopStore = conn.tracker.store.subscribe(() => {
       conn.tasksDirty = true;
       conn.history?.tasksChanged();
@@ -654,6 +663,7 @@ export class EngineHost {
     await conn.history?.dispose();
     conn.stop();
     conn.tracker.dispose();
+    conn.api.dispose();
     conn.scheduler.close();
     conn.people.dropAll();
     conn.queryClient.clear();
@@ -691,6 +701,7 @@ export class EngineHost {
       });
       return { ok: true, taskId: created.value.taskId };
     } catch (error) {
+      if (error instanceof AnsweredAtOnce) return { ok: true, answer: error.answer };
       return { ok: false, error: classifyError(error, { method: 'tools/call' }) };
     }
   }

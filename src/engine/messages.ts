@@ -5,6 +5,9 @@
  */
 import type {
   ClassifiedError,
+  Detection,
+  Era,
+  EraChoice,
   Normalised,
   RelayRoute,
   ResumeSession,
@@ -37,6 +40,8 @@ export type Command =
       relay?: RelayRoute;
       /** Keep what is observed in IndexedDB and restore it (devtools' "Preserve log"); on by default. */
       preserve?: boolean;
+      /** The protocol generation: found out (auto, the default) or forced by the person. */
+      era?: EraChoice;
     }
   /** `end` false: close without ending the session on the receiver (no DELETE). */
   | { type: 'disconnect'; end?: boolean }
@@ -84,7 +89,11 @@ export interface Replies {
   flush: null;
   settings: null;
   listTools: { tools: ToolInfo[]; warnings: Warning[] };
-  run: { ok: true; taskId: string } | Failure;
+  /** `answer`: the receiver answered at once instead of creating a task (2026-07-28 lets it). */
+  run:
+    | { ok: true; taskId: string }
+    | { ok: true; taskId?: undefined; answer: Normalised<TaskResultSnapshot> }
+    | Failure;
   callPlain: { ok: true; answer: Normalised<TaskResultSnapshot> } | Failure;
   track: boolean;
   cancel: ClassifiedError | null;
@@ -132,6 +141,9 @@ export interface Health {
   support?: ServerTaskSupport;
   sessionId?: string;
   protocolVersion?: string;
+  /** The generation spoken, and how that was settled (server/discover answered, initialize, forced, resumed). */
+  era?: Era;
+  detectedBy?: Detection;
   /** The session was taken up again after a reload, not initialized. */
   resumed?: boolean;
   /** Connected again after an outage or a lost session. */

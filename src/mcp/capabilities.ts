@@ -1,5 +1,6 @@
 import { ToolV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
-import type { ServerTaskSupport, ToolInfo, Warning } from './types';
+import type { Era, ServerTaskSupport, ToolInfo, Warning } from './types';
+import { TASKS_EXTENSION } from './rules';
 import { cutText, isObject, limitJson } from './json';
 import { schemaIssuePaths } from './rules';
 
@@ -12,8 +13,21 @@ export function serverTaskSupport(capabilities: Record<string, unknown> | undefi
   return { list: isObject(tasks.list), cancel: isObject(tasks.cancel), toolCall: isObject(tools.call) };
 }
 
+/**
+ * 2026-07-28: tasks are the extension `io.modelcontextprotocol/tasks`, declared by an (empty) object under
+ * `capabilities.extensions`; there is no tasks/list, and tasks/cancel always exists with it.
+ */
+export function serverTaskSupport2026(capabilities: Record<string, unknown> | undefined): ServerTaskSupport {
+  const extensions = isObject(capabilities?.extensions) ? capabilities.extensions : {};
+  const on = isObject(extensions[TASKS_EXTENSION]);
+  return { list: false, cancel: on, toolCall: on, era: '2026-07-28' };
+}
+
 /** Reads one tool from tools/list; a tool with an off shape is kept (with warnings) when it has a name. */
-export function normaliseTool(raw: unknown): { tool: ToolInfo | null; warnings: Warning[] } {
+export function normaliseTool(
+  raw: unknown,
+  options: { era?: Era } = {},
+): { tool: ToolInfo | null; warnings: Warning[] } {
   const warnings: Warning[] = [];
   if (!isObject(raw) || typeof raw.name !== 'string' || raw.name === '') {
     return {
@@ -22,7 +36,7 @@ export function normaliseTool(raw: unknown): { tool: ToolInfo | null; warnings: 
     };
   }
   const check = ToolV1Schema.safeParse(raw);
-  if (!check.success) {
+  if (!check.success && options.era !== '2026-07-28') {
     const fields = schemaIssuePaths(check.error.issues).slice(0, 5).join(', ');
     warnings.push({
       code: 'schema',
@@ -31,8 +45,13 @@ export function normaliseTool(raw: unknown): { tool: ToolInfo | null; warnings: 
   }
   const execution = isObject(raw.execution) ? raw.execution : {};
   const support = execution.taskSupport;
-  const taskSupport = support === 'optional' || support === 'required' ? support : 'forbidden';
-  if (support !== undefined && support !== taskSupport) {
+  const taskSupport: ToolInfo['taskSupport'] =
+    support === 'optional' || support === 'required'
+      ? support
+      : options.era === '2026-07-28' && support === undefined
+        ? 'receiver'
+        : 'forbidden';
+  if (support !== undefined && support !== taskSupport && taskSupport === 'forbidden') {
     warnings.push({
       code: 'schema',
       message: `tool ${raw.name}: unknown taskSupport ${JSON.stringify(support)}, read as forbidden`,
@@ -55,7 +74,9 @@ export function normaliseTool(raw: unknown): { tool: ToolInfo | null; warnings: 
 /** Why a tool cannot run as a task here, or null when it can. */
 export function whyNotTask(tool: ToolInfo, support: ServerTaskSupport): string | null {
   if (!support.toolCall)
-    return 'The receiver does not offer tools/call as a task (no tasks.requests.tools.call capability).';
+    return support.era === '2026-07-28'
+      ? 'The receiver does not declare the tasks extension (io.modelcontextprotocol/tasks).'
+      : 'The receiver does not offer tools/call as a task (no tasks.requests.tools.call capability).';
   if (tool.taskSupport === 'forbidden')
     return `${tool.name} does not run as a task (taskSupport: forbidden).`;
   return null;

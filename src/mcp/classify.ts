@@ -58,6 +58,9 @@ const JSONRPC = {
   tooManyRequests: -32429,
   sdkTimeout: -32001,
   sdkConnectionClosed: -32000,
+  headerMismatch: -32020,
+  missingCapability: -32021,
+  unsupportedVersion: -32022,
 } as const;
 
 function textOf(value: unknown): string {
@@ -146,8 +149,38 @@ function classifyJsonRpc(code: number, raw: string, data: unknown, ctx: ErrorCon
   const detail = oneLine(raw.replace(/^MCP error -?\d+:\s*/, ''));
   const base = { code, detail };
   switch (code) {
+    case JSONRPC.headerMismatch:
+      return {
+        ...base,
+        kind: 'protocol',
+        message: `The receiver says the request's headers and body disagree (-32020): a proxy on the way may have changed a header. ${detail}`,
+      };
+    case JSONRPC.missingCapability:
+      return {
+        ...base,
+        kind: 'unsupported',
+        message: `The receiver needs a capability the request did not declare (-32021): this call can run only as a task, and tasks need the 2026-07-28 tasks extension. ${detail}`,
+      };
+    case JSONRPC.unsupportedVersion: {
+      const supported = field(data, 'supported');
+      const list = Array.isArray(supported) ? supported.filter((v) => typeof v === 'string').join(', ') : '';
+      return {
+        ...base,
+        kind: 'protocol',
+        message: list
+          ? `The receiver does not speak this protocol version (-32022); it supports ${cutText(list, 200)}. ${detail}`
+          : `The receiver does not speak this protocol version (-32022). ${detail}`,
+      };
+    }
     case JSONRPC.invalidParams: {
       const method = ctx.method ?? '';
+      if (method === 'tools/call' && /content is required when the body carries 'task'/.test(detail))
+        return {
+          ...base,
+          kind: 'protocol',
+          message:
+            'The receiver refused its own task result: a 2026-07-28 server answering on its 2025-11-25 side, which has no task runtime. Connect with the protocol on auto or 2026-07-28.',
+        };
       const isTaskMethod = method.startsWith('tasks/');
       if (method === 'tasks/result' && ctx.taskLive) {
         return {

@@ -4,6 +4,7 @@ import { schemaIssuePaths } from './rules';
 import {
   isTerminal,
   type Normalised,
+  type Era,
   type TaskShape,
   type TaskSnapshot,
   type TaskStatus,
@@ -41,12 +42,14 @@ export interface NormaliseTaskContext {
   expectedTaskId?: string;
   /** The last snapshot kept for this task, to catch illegal moves and time running backwards. */
   previous?: TaskSnapshot;
+  /** The generation the answer came in: 2026-07-28 tasks carry ttlMs and pollIntervalMs, flat. */
+  era?: Era;
 }
 
 /** Finds the task object in any shape we accept, and says which shape it was. */
-function locateTask(raw: unknown): { obj: Obj; shape: TaskShape } | null {
+function locateTask(raw: unknown, era?: Era): { obj: Obj; shape: TaskShape } | null {
   if (!isObject(raw)) return null;
-  if (raw.resultType === 'task') return { obj: raw, shape: 'v2' };
+  if (raw.resultType === 'task' || era === '2026-07-28') return { obj: raw, shape: 'v2' };
   if (isObject(raw.task) && !('taskId' in raw && 'status' in raw)) {
     // `{task}` is both the create answer (2025-11-25) and the user documents' tasks/get answer.
     return { obj: raw.task, shape: 'wrapped' };
@@ -167,7 +170,7 @@ export function sequenceWarnings(next: TaskSnapshot, previous: TaskSnapshot | un
 export function normaliseTask(raw: unknown, ctx: NormaliseTaskContext = {}): Normalised<TaskSnapshot | null> {
   const warnings: Warning[] = [];
   try {
-    const located = locateTask(raw);
+    const located = locateTask(raw, ctx.era);
     if (!located) {
       return {
         value: null,
@@ -176,10 +179,12 @@ export function normaliseTask(raw: unknown, ctx: NormaliseTaskContext = {}): Nor
     }
     const { obj, shape } = located;
     if (shape === 'v2') {
-      warnings.push({
-        code: 'newer-protocol',
-        message: 'task in the 2026-07-28 shape (resultType "task"); read as best we can',
-      });
+      if (ctx.era !== '2026-07-28')
+        warnings.push({
+          code: 'newer-protocol',
+          message:
+            'task in the 2026-07-28 shape (resultType "task") on a 2025-11-25 connection; read as best we can',
+        });
     } else {
       // The published schema is the judge; fields read below get a specific message there instead.
       const check = TaskV1Schema.safeParse(obj);

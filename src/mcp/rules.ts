@@ -53,7 +53,11 @@ export function schemaIssuePaths(issues: ReadonlyArray<{ path: ReadonlyArray<Pro
  * receivers) stay open by design and get none.
  */
 export function requestDeadlineMs(method: string): number | undefined {
-  if (method === 'tools/call' || method === 'tasks/result') return undefined;
+  // subscriptions/listen (2026-07-28) is a stream that stays open for as long as it is wanted.
+  if (method === 'tools/call' || method === 'tasks/result' || method === 'subscriptions/listen')
+    return undefined;
+  // A probe for the newer generation: a receiver that does not answer it quickly gets initialize instead.
+  if (method === 'server/discover') return 5_000;
   // A poll is tiny; a receiver that takes longer than this is, for a person watching, not answering.
   if (method === 'tasks/get') return 5_000;
   return 10_000;
@@ -75,3 +79,19 @@ export function nextBackoff(currentMs: number): number {
 export function backoffForAttempt(attempt: number): number {
   return Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, attempt - 1));
 }
+
+/** The 2026-07-28 generation: no initialize, no session; the tasks extension's id. */
+export const PROTOCOL_2026 = '2026-07-28';
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+/** The per-request `_meta` envelope of 2026-07-28, and the key a server names itself under in results. */
+export const META_2026 = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+} as const;
+/** 2026-07-28 error codes: headers and body disagree; a capability the call needs is not declared; version. */
+export const HEADER_MISMATCH_CODE = -32020;
+export const MISSING_CAPABILITY_CODE = -32021;
+export const UNSUPPORTED_VERSION_CODE = -32022;

@@ -1,8 +1,13 @@
 import { NoSession } from './errors';
-import type { McpSession, NotificationListener, ServerDescription } from './session';
+import type { NotificationListener, ServerDescription, ServerRequest } from './session';
+import type { ReceiverSession } from './session-types';
+import type { Era } from './types';
 
 /** What the task operations need of a session. */
-export type SessionLike = Pick<McpSession, 'request' | 'onNotification' | 'describeServer'>;
+export type SessionLike = Pick<
+  ReceiverSession,
+  'request' | 'onNotification' | 'describeServer' | 'askPerson'
+>;
 
 /**
  * The current session of a connection that outlives its sessions: when the receiver loses ours (a restart),
@@ -10,27 +15,39 @@ export type SessionLike = Pick<McpSession, 'request' | 'onNotification' | 'descr
  * Between sessions a request fails at once with NoSession, sending nothing.
  */
 export class SessionHolder implements SessionLike {
-  private current: McpSession | null = null;
+  private current: ReceiverSession | null = null;
   private server: ServerDescription | undefined;
   private readonly listeners = new Set<NotificationListener>();
   private detach: (() => void) | undefined;
 
-  get session(): McpSession | null {
+  get session(): ReceiverSession | null {
     return this.current;
   }
 
-  set(session: McpSession | null): void {
+  set(session: ReceiverSession | null): void {
     this.detach?.();
     this.detach = undefined;
     this.current = session;
     if (!session) return;
+    this.lastEra = session.era;
     this.server = session.describeServer();
     this.detach = session.onNotification((notification) => {
       for (const listener of this.listeners) listener(notification);
     });
   }
 
-  request(...args: Parameters<McpSession['request']>): Promise<unknown> {
+  /** The generation spoken now; the last one's while between sessions. */
+  get era(): Era {
+    return this.current?.era ?? this.lastEra;
+  }
+  private lastEra: Era = '2025-11-25';
+
+  askPerson(request: ServerRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+    if (!this.current) return Promise.reject(new NoSession());
+    return this.current.askPerson(request, signal);
+  }
+
+  request(...args: Parameters<ReceiverSession['request']>): Promise<unknown> {
     if (!this.current) return Promise.reject(new NoSession());
     return this.current.request(...args);
   }

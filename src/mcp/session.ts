@@ -11,6 +11,7 @@ import { TrafficTap } from './traffic';
 import { relatedTaskId, requestDeadlineMs } from './rules';
 import { guardedFetch, type FetchHooks, type InFlightRequests } from './guarded-fetch';
 import { cutText, limitJson } from './json';
+import type { ReceiverSession } from './session-types';
 
 export const CLIENT_INFO = { name: 'taskscope', title: 'Taskscope', version: '0.1.0' };
 
@@ -86,7 +87,7 @@ function sdkTimeout(method: string): number | undefined {
 }
 
 /** Puts the tap between the SDK client and its transport, so it sees exactly what goes over the wire. */
-class TappedTransport implements Transport {
+export class TappedTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -129,7 +130,8 @@ class TappedTransport implements Transport {
  * One Streamable HTTP connection to a receiver, on the official SDK client. Results come back raw (unknown):
  * judging their shape is the normalisers' job, so a malformed answer becomes a warning, not a thrown schema error.
  */
-export class McpSession {
+export class McpSession implements ReceiverSession {
+  readonly era = '2025-11-25' as const;
   readonly tap: TrafficTap;
   private readonly notificationListeners = new Set<NotificationListener>();
   private serverRequestHandler: ServerRequestHandler | undefined;
@@ -296,6 +298,12 @@ export class McpSession {
   /** Who answers the receiver's own requests (elicitation, sampling); one at a time. */
   setServerRequestHandler(handler: ServerRequestHandler | undefined): void {
     this.serverRequestHandler = handler;
+  }
+
+  askPerson(request: ServerRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const handler = this.serverRequestHandler;
+    if (!handler) return Promise.reject(new Error(`Taskscope has nobody to answer ${request.method} yet`));
+    return handler(request, signal);
   }
 
   /** Closes the streams without ending the session on the receiver: it is lost already, or another tab's. */

@@ -36,7 +36,7 @@ export class TasksApi {
   async listTools(): Promise<{ tools: ToolInfo[]; warnings: Warning[] }> {
     const tools: ToolInfo[] = [];
     const warnings: Warning[] = [];
-    await this.eachPage('tools/list', 'tools', (item) => {
+    await eachPage(this.session, 'tools/list', 'tools', (item) => {
       const read = normaliseTool(item);
       warnings.push(...read.warnings);
       if (read.tool) tools.push(read.tool);
@@ -111,7 +111,7 @@ export class TasksApi {
     const tasks: TaskSnapshot[] = [];
     const warnings: Warning[] = [];
     const warningsFor = new Map<string, Warning[]>();
-    const stopped = await this.eachPage('tasks/list', 'tasks', (item) => {
+    const stopped = await eachPage(this.session, 'tasks/list', 'tasks', (item) => {
       const read = normaliseTask(item);
       if (read.value) {
         tasks.push(read.value);
@@ -131,34 +131,32 @@ export class TasksApi {
       listener(normaliseTask(notification.params), notification);
     });
   }
+}
 
-  /** Follows cursors; returns why it stopped before the last page, if it did. */
-  private async eachPage(
-    method: string,
-    key: string,
-    visit: (item: unknown) => void,
-  ): Promise<string | undefined> {
-    let cursor: string | undefined;
-    let count = 0;
-    const seen = new Set<string>();
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const raw = (await this.session.request(method, cursor ? { cursor } : {})) as Record<
-        string,
-        unknown
-      > | null;
-      const items = raw && Array.isArray(raw[key]) ? (raw[key] as unknown[]) : [];
-      for (const item of items) {
-        if (count >= MAX_LISTED)
-          return `${method} stopped at ${MAX_LISTED} items: the receiver lists more than Taskscope reads at once`;
-        count++;
-        visit(item);
-      }
-      const next = raw?.nextCursor;
-      if (typeof next !== 'string' || next === '') return undefined;
-      if (seen.has(next)) return `${method} stopped: the receiver handed out a cursor it had given before`;
-      seen.add(next);
-      cursor = next;
+/** Follows cursors; returns why it stopped before the last page, if it did. */
+export async function eachPage(
+  session: Pick<SessionLike, 'request'>,
+  method: string,
+  key: string,
+  visit: (item: unknown) => void,
+): Promise<string | undefined> {
+  let cursor: string | undefined;
+  let count = 0;
+  const seen = new Set<string>();
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const raw = (await session.request(method, cursor ? { cursor } : {})) as Record<string, unknown> | null;
+    const items = raw && Array.isArray(raw[key]) ? (raw[key] as unknown[]) : [];
+    for (const item of items) {
+      if (count >= MAX_LISTED)
+        return `${method} stopped at ${MAX_LISTED} items: the receiver lists more than Taskscope reads at once`;
+      count++;
+      visit(item);
     }
-    return `${method} stopped after ${MAX_PAGES} pages: the receiver keeps handing out cursors`;
+    const next = raw?.nextCursor;
+    if (typeof next !== 'string' || next === '') return undefined;
+    if (seen.has(next)) return `${method} stopped: the receiver handed out a cursor it had given before`;
+    seen.add(next);
+    cursor = next;
   }
+  return `${method} stopped after ${MAX_PAGES} pages: the receiver keeps handing out cursors`;
 }

@@ -66,11 +66,20 @@ export interface ToolInfo {
   title?: string;
   description?: string;
   inputSchema: Record<string, unknown>;
-  taskSupport: 'forbidden' | 'optional' | 'required';
+  /**
+   * From `execution.taskSupport` (2025-11-25). `receiver`: 2026-07-28 has no such field; the receiver decides
+   * per call whether to answer with a task.
+   */
+  taskSupport: 'forbidden' | 'optional' | 'required' | 'receiver';
 }
+
+/** The protocol generations Taskscope speaks. */
+export type Era = '2025-11-25' | '2026-07-28';
 
 export interface ServerTaskSupport {
   list: boolean;
   cancel: boolean;
   toolCall: boolean;
+  /** Which generation the receiver speaks with us; absent means 2025-11-25. */
+  era?: Era;
 }

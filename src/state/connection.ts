@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { ClassifiedError, ServerDescription, ServerTaskSupport } from '../mcp';
+import type { ClassifiedError, Detection, Era, ServerDescription, ServerTaskSupport } from '../mcp';
 import type { HistoryNews } from '../engine/messages';
 
 /**
@@ -24,6 +24,9 @@ export interface ConnectionState {
   support?: ServerTaskSupport;
   error?: ClassifiedError;
   sessionId?: string;
+  /** The protocol generation spoken, and how it was settled. */
+  era?: Era;
+  detectedBy?: Detection;
   /** The session was taken up again after a reload. */
   resumed?: boolean;
   /** Connected again after an outage or a lost session. */

@@ -2,7 +2,11 @@ import type { ClassifiedError, Normalised, TaskResultSnapshot, ToolInfo } from '
 import { getEngine } from '../engine/bridge';
 import { useSelection } from '../state/selection';
 
-export type RunOutcome = { ok: true; taskId: string } | { ok: false; error: ClassifiedError };
+export type RunOutcome =
+  | { ok: true; taskId: string }
+  /** The receiver answered at once instead of creating a task (2026-07-28 lets it decide). */
+  | { ok: true; taskId?: undefined; answer: Normalised<TaskResultSnapshot> }
+  | { ok: false; error: ClassifiedError };
 
 /** tools/call as a task; the new task is tracked and shown. Running never waits for earlier runs. */
 export async function runToolAsTask(
@@ -11,7 +15,8 @@ export async function runToolAsTask(
   ttl?: number,
 ): Promise<RunOutcome> {
   const outcome = await getEngine().request({ type: 'run', tool, args, ttl });
-  if (outcome.ok) useSelection.getState().select({ kind: 'task', taskId: outcome.taskId });
+  if (outcome.ok && outcome.taskId !== undefined)
+    useSelection.getState().select({ kind: 'task', taskId: outcome.taskId });
   return outcome;
 }
 

@@ -15,7 +15,10 @@ import { SchemaFields, inputClass } from '../ui/SchemaFields';
 import { TaskSupportBadge } from './TaskSupportBadge';
 
 type PlainCall =
-  { state: 'idle' } | { state: 'calling' } | { state: 'done'; answer: Normalised<TaskResultSnapshot> };
+  | { state: 'idle' }
+  | { state: 'calling' }
+  /** `atOnce`: asked as a task, and the receiver chose to answer at once (2026-07-28 lets it). */
+  | { state: 'done'; answer: Normalised<TaskResultSnapshot>; atOnce?: boolean };
 
 export function RunToolForm({ tool, support }: { tool: ToolInfo; support: ServerTaskSupport }) {
   const fields = useMemo(() => fieldsFromSchema(tool.inputSchema), [tool.inputSchema]);
@@ -51,6 +54,7 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
     const outcome = await runToolAsTask(tool, form.args, form.ttlMs);
     setRunning((n) => n - 1);
     if (!outcome.ok) setRunError(outcome.error);
+    else if (outcome.taskId === undefined) setPlain({ state: 'done', answer: outcome.answer, atOnce: true });
   };
 
   const callPlain = async () => {
@@ -84,23 +88,29 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
           idPrefix="arg"
           onChange={(name, v) => setValues((all) => ({ ...all, [name]: v }))}
         />
-        <div className="space-y-1">
-          <label htmlFor="task-ttl" className="text-sm font-medium">
-            Task ttl{' '}
-            <span className="text-xs font-normal text-slate-500">
-              (ms, optional; the receiver may change it)
-            </span>
-          </label>
-          <input
-            id="task-ttl"
-            value={ttl}
-            onChange={(e) => setTtl(e.target.value)}
-            inputMode="numeric"
-            className={`${inputClass} w-40 font-mono`}
-            placeholder="e.g. 60000"
-          />
-          {errors.__ttl && <p className="text-xs text-red-600">{errors.__ttl}</p>}
-        </div>
+        {support.era === '2026-07-28' ? (
+          <p className="text-xs text-slate-500" data-testid="no-ttl-2026">
+            2026-07-28: the receiver chooses whether this call becomes a task, and for how long it is kept.
+          </p>
+        ) : (
+          <div className="space-y-1">
+            <label htmlFor="task-ttl" className="text-sm font-medium">
+              Task ttl{' '}
+              <span className="text-xs font-normal text-slate-500">
+                (ms, optional; the receiver may change it)
+              </span>
+            </label>
+            <input
+              id="task-ttl"
+              value={ttl}
+              onChange={(e) => setTtl(e.target.value)}
+              inputMode="numeric"
+              className={`${inputClass} w-40 font-mono`}
+              placeholder="e.g. 60000"
+            />
+            {errors.__ttl && <p className="text-xs text-red-600">{errors.__ttl}</p>}
+          </div>
+        )}
         <div className="flex items-center gap-3">
           <Button type="submit" variant="primary" disabled={refusal !== null} title={refusal ?? undefined}>
             <Play size={14} /> Run as task
@@ -124,6 +134,11 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
       </form>
       {/* Outside the form above: these cards are forms of their own, and forms must not nest. */}
       {plain.state === 'calling' && asking.map((item) => <InboxItemCard key={item.key} item={item} />)}
+      {plain.state === 'done' && plain.atOnce && (
+        <p className="text-sm text-slate-600 dark:text-slate-300" data-testid="answered-at-once">
+          The receiver answered at once instead of creating a task:
+        </p>
+      )}
       {plain.state === 'done' && (
         <ErrorBoundary label="The result" raw={() => plain.answer.value.result}>
           <ResultBody answer={plain.answer} fileName={`${tool.name}-result.json`} />

@@ -33,7 +33,7 @@ describe('the engine behind a message boundary', () => {
       tool: slow,
       args: { durationMs: 600, steps: 2, pollIntervalMs: 100 },
     });
-    if (!run.ok) throw new Error(run.error.message);
+    if (!run.ok || run.taskId === undefined) throw new Error(run.ok ? 'answered at once' : run.error.message);
     // Batches are applied before the reply resolves: the page already has the task when it selects it.
     expect(tasks.getState().tasks.get(run.taskId)?.origin).toBe('created');
     await waitFor(() => tasks.getState().tasks.get(run.taskId)?.result.state === 'fetched', 10_000);
@@ -88,7 +88,7 @@ describe('the engine behind a message boundary', () => {
     const { tools } = await bridge.request({ type: 'listTools' });
     const ask = tools.find((t) => t.name === 'ask_user') as ToolInfo;
     const run = await bridge.request({ type: 'run', tool: ask, args: { question: 'Colour?' } });
-    if (!run.ok) throw new Error(run.error.message);
+    if (!run.ok || run.taskId === undefined) throw new Error(run.ok ? 'answered at once' : run.error.message);
     const asked = () =>
       batches
         .flatMap((b) => b.inbox)

@@ -35,7 +35,7 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
       tool: tools.find((t) => t.name === 'slow_job') as ToolInfo,
       args: { durationMs: 400, steps: 2, pollIntervalMs: 100, label: 'kept' },
     });
-    if (!run.ok) throw new Error(run.error.message);
+    if (!run.ok || run.taskId === undefined) throw new Error(run.ok ? 'answered at once' : run.error.message);
     await waitFor(() => first.tasks.getState().tasks.get(run.taskId)?.result.state === 'fetched', 10_000);
     const seen = first.tasks.getState().tasks.get(run.taskId)!;
     await first.bridge.request({ type: 'disconnect' });
@@ -97,7 +97,7 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
       tool: tools.find((t) => t.name === 'slow_job') as ToolInfo,
       args: { durationMs: 30_000, steps: 2, pollIntervalMs: 100 },
     });
-    if (!run.ok) throw new Error(run.error.message);
+    if (!run.ok || run.taskId === undefined) throw new Error(run.ok ? 'answered at once' : run.error.message);
     await waitFor(() => (e.tasks.getState().tasks.get(run.taskId)?.pollCount ?? 0) >= 2, 5000);
     const second = await connect();
     expect(second.ok && second.sessionId).not.toBe(first.sessionId);
@@ -129,7 +129,7 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
       tool: tools.find((t) => t.name === 'slow_job') as ToolInfo,
       args: { durationMs: 200, steps: 1, pollIntervalMs: 100 },
     });
-    if (!run.ok) throw new Error(run.error.message);
+    if (!run.ok || run.taskId === undefined) throw new Error(run.ok ? 'answered at once' : run.error.message);
     await waitFor(() => first.tasks.getState().tasks.get(run.taskId)?.result.state === 'fetched', 10_000);
     await first.bridge.request({ type: 'flush' });
     const db = await history();

@@ -38,7 +38,7 @@ async function connectAndRun(e: ReturnType<typeof engine>, url: string, args: Re
     tool: tools.find((t) => t.name === 'slow_job') as ToolInfo,
     args,
   });
-  if (!run.ok) throw new Error(run.error.message);
+  if (!run.ok || run.taskId === undefined) throw new Error(run.ok ? 'answered at once' : run.error.message);
   return { connected, taskId: run.taskId };
 }
 
@@ -84,7 +84,8 @@ describe('a connection that outlives its sessions', () => {
       tool: tools.find((t) => t.name === 'slow_job') as ToolInfo,
       args: { durationMs: 300, steps: 1, pollIntervalMs: 100 },
     });
-    if (!again.ok) throw new Error(again.error.message);
+    if (!again.ok || again.taskId === undefined)
+      throw new Error(again.ok ? 'answered at once' : again.error.message);
     await waitFor(() => e.tasks.getState().tasks.get(again.taskId)?.result.state === 'fetched', 10_000);
     expect(e.tasks.getState().tasks.get(again.taskId)!.sessionId).toBe(health.sessionId);
   }, 40_000);

@@ -1,0 +1,34 @@
+import type { EraChoice } from '../mcp';
+
+const KEY = 'taskscope.era';
+const CHOICES: readonly EraChoice[] = ['auto', '2025-11-25', '2026-07-28'];
+const MAX_KEPT = 50;
+
+function read(): Record<string, EraChoice> {
+  try {
+    const parsed: unknown = JSON.parse(localStorage.getItem(KEY) ?? '{}');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+    const out: Record<string, EraChoice> = {};
+    for (const [url, choice] of Object.entries(parsed))
+      if (CHOICES.includes(choice as EraChoice) && url.length <= 2048) out[url] = choice as EraChoice;
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+/** The protocol generation the person chose for a receiver; auto (found out per connect) unless they chose. */
+export function eraChoice(url: string): EraChoice {
+  return read()[url] ?? 'auto';
+}
+
+export function setEraChoice(url: string, choice: EraChoice): void {
+  const others = Object.entries(read()).filter(([kept]) => kept !== url);
+  if (choice !== 'auto') others.push([url, choice]);
+  const kept = Object.fromEntries(others.slice(-MAX_KEPT));
+  try {
+    localStorage.setItem(KEY, JSON.stringify(kept));
+  } catch {
+    // Storage refused (private mode, quota): the choice lasts for this connect only.
+  }
+}

@@ -1,0 +1,83 @@
+import { classifyError } from './classify';
+import { PROTOCOL_2026, UNSUPPORTED_VERSION_CODE } from './rules';
+import { McpSession, type ConnectOptions } from './session';
+import { RpcError, Session2026 } from './session-2026';
+import type { ReceiverSession } from './session-types';
+import type { Era } from './types';
+
+/** Which generation to speak: found out per receiver (auto), or forced by the person. */
+export type EraChoice = 'auto' | Era;
+
+/** How the generation was settled, for the receiver card. */
+export type Detection = 'discover' | 'initialize' | 'forced' | 'resumed';
+
+export interface OpenedSession {
+  session: ReceiverSession;
+  detectedBy: Detection;
+}
+
+/** A 2026-07-28 receiver's own refusal of our request (headers, envelope, capabilities): ours to fix, never a cue to fall back. */
+function isRefusalOf2026(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (code === -32020 || code === -32021) return true;
+  return code === -32602 && /_meta envelope|envelope key/i.test(String((error as Error).message));
+}
+
+/** -32022 from either side, with the versions the receiver supports. */
+function supportedVersions(error: unknown): string[] | undefined {
+  if ((error as { code?: unknown }).code !== UNSUPPORTED_VERSION_CODE) return undefined;
+  const supported = (error as { data?: { supported?: unknown } }).data?.supported;
+  return Array.isArray(supported) ? supported.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/**
+ * Opens a session in the generation the receiver speaks. Auto asks server/discover first: one request for a
+ * 2026-07-28 receiver (strict or dual-era, which then speaks 2026 with us, where its tasks are); anything a
+ * 2025-11-25 receiver answers to it (a 400, 404, -32601, a refused preflight) means initialize. A resumed
+ * session is a 2025-11-25 one by nature (2026-07-28 has none).
+ */
+export async function openSession(options: ConnectOptions & { era?: EraChoice }): Promise<OpenedSession> {
+  const era = options.era ?? 'auto';
+  if (options.resume) return { session: await McpSession.connect(options), detectedBy: 'resumed' };
+  if (era === '2025-11-25') {
+    try {
+      return { session: await McpSession.connect(options), detectedBy: 'forced' };
+    } catch (error) {
+      throw explainForced2025(error);
+    }
+  }
+  if (era === '2026-07-28') {
+    try {
+      return { session: await Session2026.connect(options), detectedBy: 'forced' };
+    } catch (error) {
+      throw explainForced2026(error);
+    }
+  }
+  try {
+    return { session: await Session2026.connect(options), detectedBy: 'discover' };
+  } catch (error) {
+    if (isRefusalOf2026(error)) throw error;
+    const versions = supportedVersions(error);
+    if (versions?.length && versions.every((v) => v > PROTOCOL_2026)) throw error;
+  }
+  return { session: await McpSession.connect(options), detectedBy: 'initialize' };
+}
+
+function explainForced2025(error: unknown): unknown {
+  const versions = supportedVersions(error);
+  if (!versions?.includes(PROTOCOL_2026)) return error;
+  return new RpcError(
+    UNSUPPORTED_VERSION_CODE,
+    `This receiver speaks only ${versions.join(', ')}, and 2025-11-25 was chosen: set the protocol to auto or 2026-07-28.`,
+  );
+}
+
+function explainForced2026(error: unknown): unknown {
+  if (isRefusalOf2026(error)) return error;
+  const kind = classifyError(error, { method: 'server/discover' }).kind;
+  if (kind === 'cors-or-network' || kind === 'timeout') return error;
+  return new RpcError(
+    UNSUPPORTED_VERSION_CODE,
+    'This receiver does not speak 2026-07-28 (server/discover was refused), and 2026-07-28 was chosen: set the protocol to auto or 2025-11-25.',
+  );
+}

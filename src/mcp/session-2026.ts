@@ -1,0 +1,312 @@
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { DeadlineExceeded, HttpStatusError } from './errors';
+import { guardedFetch, type FetchHooks, type InFlightRequests } from './guarded-fetch';
+import { cutText, isObject, limitJson } from './json';
+import { META_2026, PROTOCOL_2026, TASKS_EXTENSION, requestDeadlineMs } from './rules';
+import {
+  CLIENT_INFO,
+  TappedTransport,
+  type ConnectOptions,
+  type Notification,
+  type NotificationListener,
+  type ServerDescription,
+  type ServerRequest,
+  type ServerRequestHandler,
+} from './session';
+import type { ReceiverSession } from './session-types';
+import { TrafficTap } from './traffic';
+
+/**
+ * What Taskscope declares on every 2026-07-28 request (there is no initialize to declare it once): the tasks
+ * extension, and elicitation and sampling, since a receiver may only ask for input the request covers.
+ */
+export const CLIENT_CAPABILITIES_2026 = {
+  elicitation: { form: {} },
+  sampling: {},
+  extensions: { [TASKS_EXTENSION]: {} },
+};
+
+/** A JSON-RPC error answer, with its code and data, as classifyError reads any error with a numeric code. */
+export class RpcError extends Error {
+  override readonly name = 'RpcError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+    readonly httpStatus?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The routing headers 2026-07-28 asks for, read off each request's body: Mcp-Method, and Mcp-Name where one applies. */
+function mcpNameOf(method: string, params: Record<string, unknown>): unknown {
+  if (method === 'tools/call' || method === 'prompts/get') return params.name;
+  if (method === 'resources/read') return params.uri;
+  if (method.startsWith('tasks/')) return params.taskId;
+  return undefined;
+}
+
+/** A header value as the transport spec has it: plain printable ASCII as is, anything else base64 in a sentinel. */
+export function headerValue(value: string): string {
+  if (value !== '' && /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value)) return value;
+  const bytes = new TextEncoder().encode(value);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `=?base64?${btoa(binary)}?=`;
+}
+
+function withRoutingHeaders(base: typeof fetch): typeof fetch {
+  return (input, init) => {
+    if (init?.method !== 'POST' || typeof init.body !== 'string') return base(input, init);
+    let message: { method?: unknown; params?: unknown };
+    try {
+      message = JSON.parse(init.body) as typeof message;
+    } catch {
+      return base(input, init);
+    }
+    if (typeof message.method !== 'string') return base(input, init);
+    const headers = new Headers(init.headers);
+    headers.set('Mcp-Method', headerValue(message.method));
+    const name = mcpNameOf(message.method, isObject(message.params) ? message.params : {});
+    if (typeof name === 'string') headers.set('Mcp-Name', headerValue(name));
+    return base(input, { ...init, headers });
+  };
+}
+
+interface Pending {
+  resolve: (result: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * A 2026-07-28 connection: no initialize and no session. Every request carries the `_meta` envelope
+ * (protocol version, client info, capabilities) and the routing headers, and is matched to its answer by id;
+ * answers come as JSON or as an event stream, whose notifications (progress, logs, task pushes on a listen
+ * stream) go to the listeners. The SDK 1.32 transport carries the bytes (JSON and SSE parsing, the custom
+ * fetch with Taskscope's deadlines, tap and relay), never its Client, whose connect() would initialize.
+ */
+export class Session2026 implements ReceiverSession {
+  readonly era = '2026-07-28' as const;
+  readonly sessionId = undefined;
+  readonly resumed = false;
+  onSessionLost?: () => void;
+  onNotificationStream?: (open: boolean) => void;
+  onOutcome?: (ok: boolean, error?: unknown) => void;
+  private readonly listeners = new Set<NotificationListener>();
+  private readonly pending = new Map<string, Pending>();
+  private handler: ServerRequestHandler | undefined;
+  private server: ServerDescription = { name: '(unnamed receiver)', version: '?', capabilities: {} };
+  private seq = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly transport: TappedTransport,
+    private readonly inFlight: InFlightRequests,
+    readonly url: string,
+    readonly tap: TrafficTap,
+  ) {
+    transport.onmessage = (message) => this.receive(message);
+  }
+
+  /** Opens the connection with server/discover; fails (and says why) when the receiver does not speak 2026-07-28. */
+  static async connect(options: ConnectOptions): Promise<Session2026> {
+    const tap = options.tap ?? new TrafficTap();
+    const base = options.fetch ?? globalThis.fetch.bind(globalThis);
+    const hooks: FetchHooks = {};
+    const inFlight: InFlightRequests = new Map();
+    const inner = new StreamableHTTPClientTransport(new URL(options.url), {
+      fetch: guardedFetch(withRoutingHeaders(base), tap, hooks, inFlight),
+      requestInit: options.headers ? { headers: options.headers } : undefined,
+    });
+    inner.setProtocolVersion(PROTOCOL_2026);
+    const session = new Session2026(new TappedTransport(inner, tap, inFlight), inFlight, options.url, tap);
+    hooks.outcome = (ok, error) => session.onOutcome?.(ok, error);
+    await session.transport.start();
+    try {
+      session.server = describeDiscovery(await session.request('server/discover'));
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
+    return session;
+  }
+
+  describeServer(): ServerDescription {
+    return this.server;
+  }
+
+  request(
+    method: string,
+    params: Record<string, unknown> = {},
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<unknown> {
+    if (this.closed) return Promise.reject(new Error('The connection to the receiver is closed.'));
+    const id = `ts-${++this.seq}`;
+    const meta = isObject(params._meta) ? params._meta : {};
+    const message = {
+      jsonrpc: '2.0' as const,
+      id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          ...meta,
+          [META_2026.protocolVersion]: PROTOCOL_2026,
+          [META_2026.clientInfo]: CLIENT_INFO,
+          [META_2026.clientCapabilities]: CLIENT_CAPABILITIES_2026,
+        },
+      },
+    };
+    const deadline = requestDeadlineMs(method);
+    const timeoutMs = options.timeoutMs ?? (deadline === undefined ? undefined : deadline + 1000);
+    const stream = method === 'subscriptions/listen';
+    return new Promise((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settle = () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        this.pending.delete(id);
+        if (stream) this.onNotificationStream?.(false);
+      };
+      const fail = (error: unknown) => {
+        if (!this.pending.has(id)) return;
+        settle();
+        // Ends the fetch too: an answer nobody waits for must not hold one of the page's connections.
+        this.inFlight.get(id)?.abort(new DOMException('cancelled', 'AbortError'));
+        reject(error);
+      };
+      const onAbort = () => fail(options.signal?.reason ?? new DOMException('aborted', 'AbortError'));
+      this.pending.set(id, {
+        resolve: (result) => {
+          settle();
+          resolve(result);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
+      if (stream) this.onNotificationStream?.(true);
+      if (timeoutMs !== undefined)
+        timer = setTimeout(() => fail(new DeadlineExceeded(method, timeoutMs)), timeoutMs);
+      if (options.signal?.aborted) return onAbort();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.transport.send(message as JSONRPCMessage).catch((error: unknown) => fail(asRpcError(error)));
+    });
+  }
+
+  onNotification(listener: NotificationListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  setServerRequestHandler(handler: ServerRequestHandler | undefined): void {
+    this.handler = handler;
+  }
+
+  askPerson(request: ServerRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+    if (!this.handler)
+      return Promise.reject(new Error(`Taskscope has nobody to answer ${request.method} yet`));
+    return this.handler(request, signal);
+  }
+
+  respond(): Promise<void> {
+    // 2026-07-28 receivers send no requests of their own: input is answered with tasks/update.
+    return Promise.reject(new Error('2026-07-28 receivers are answered through tasks/update'));
+  }
+
+  /** 2026-07-28 has no session to end: closing only stops what is open. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const controller of this.inFlight.values())
+      controller.abort(new DOMException('closed', 'AbortError'));
+    for (const pending of this.pending.values()) pending.reject(new Error('The connection was closed.'));
+    this.pending.clear();
+    await this.transport.close().catch(() => undefined);
+  }
+
+  abandon(): Promise<void> {
+    return this.close();
+  }
+
+  private receive(message: JSONRPCMessage): void {
+    const m = message as {
+      id?: string | number;
+      method?: string;
+      params?: unknown;
+      result?: unknown;
+      error?: unknown;
+    };
+    if (m.method !== undefined) {
+      // 2026-07-28 receivers send notifications only (progress, logs, task pushes): no requests to answer.
+      if (m.id !== undefined) return;
+      const event: Notification = {
+        method: m.method,
+        params: isObject(m.params) ? (m.params as Record<string, unknown>) : undefined,
+      };
+      for (const listener of this.listeners) {
+        try {
+          listener(event);
+        } catch {
+          // One broken listener must not starve the others.
+        }
+      }
+      return;
+    }
+    const pending = m.id === undefined ? undefined : this.pending.get(String(m.id));
+    if (!pending) return;
+    if (isObject(m.error)) pending.reject(rpcErrorOf(m.error));
+    else pending.resolve(m.result);
+  }
+}
+
+function rpcErrorOf(error: Record<string, unknown>, httpStatus?: number): RpcError {
+  const code = typeof error.code === 'number' ? error.code : -32603;
+  const message = typeof error.message === 'string' ? cutText(error.message, 2000) : `error ${code}`;
+  return new RpcError(code, message, limitJson(error.data, { maxDepth: 8, maxNodes: 500 }).value, httpStatus);
+}
+
+/** A 2026-07-28 receiver answers its refusals with HTTP 400/404 and a JSON-RPC error body: read it as one. */
+function asRpcError(error: unknown): unknown {
+  if (!(error instanceof HttpStatusError)) return error;
+  try {
+    const body = JSON.parse(error.body) as { error?: unknown };
+    if (isObject(body) && isObject(body.error)) return rpcErrorOf(body.error, error.status);
+  } catch {
+    // Not JSON: the status says what there is to say.
+  }
+  return error;
+}
+
+/** What server/discover says of the receiver, cut to sizes a card can show; refused unless it lists 2026-07-28. */
+function describeDiscovery(raw: unknown): ServerDescription {
+  const result = isObject(raw) ? raw : {};
+  const versions = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
+  if (!versions.includes(PROTOCOL_2026))
+    throw new RpcError(
+      -32022,
+      `server/discover answered, but supportedVersions (${cutText(JSON.stringify(versions), 200)}) does not list ${PROTOCOL_2026}`,
+    );
+  const meta = isObject(result._meta) ? result._meta : {};
+  const info = isObject(meta[META_2026.serverInfo])
+    ? meta[META_2026.serverInfo]
+    : isObject(result.serverInfo)
+      ? result.serverInfo
+      : {};
+  const text = (value: unknown, max: number) => (typeof value === 'string' ? cutText(value, max) : undefined);
+  const server = info as Record<string, unknown>;
+  return {
+    name: text(server.name, 200) ?? '(unnamed receiver)',
+    title: text(server.title, 200),
+    version: text(server.version, 100) ?? '?',
+    protocolVersion: PROTOCOL_2026,
+    instructions: text(result.instructions, 20_000),
+    capabilities: limitJson(isObject(result.capabilities) ? result.capabilities : {}, {
+      maxDepth: 16,
+      maxNodes: 2000,
+    }).value as Record<string, unknown>,
+  };
+}

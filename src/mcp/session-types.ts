@@ -1,0 +1,38 @@
+import type { NotificationListener, ServerDescription, ServerRequest, ServerRequestHandler } from './session';
+import type { Era } from './types';
+
+/**
+ * A session with a receiver, of either generation: McpSession (2025-11-25: initialize, Mcp-Session-Id, the
+ * SDK client) or Session2026 (2026-07-28: no initialize, no session, an envelope on every request). The
+ * engine and the task dialects see only this.
+ */
+export interface ReceiverSession {
+  readonly era: Era;
+  readonly url: string;
+  /** Mcp-Session-Id; none in 2026-07-28 and on sessionless receivers. */
+  readonly sessionId: string | undefined;
+  /** Taken up again after a reload rather than initialized. */
+  readonly resumed: boolean;
+  describeServer(): ServerDescription;
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: { timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<unknown>;
+  onNotification(listener: NotificationListener): () => void;
+  setServerRequestHandler(handler: ServerRequestHandler | undefined): void;
+  /** Hands a question to whoever answers the receiver's requests (the inbox); 2026 input requests come this way. */
+  askPerson(request: ServerRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** Answers a receiver's request by id outside the usual path (one asked before a reload). */
+  respond(
+    id: string | number,
+    reply: { result: Record<string, unknown> } | { error: { code: number; message: string } },
+  ): Promise<void>;
+  onSessionLost?: () => void;
+  onNotificationStream?: (open: boolean) => void;
+  onOutcome?: (ok: boolean, error?: unknown) => void;
+  /** Ends the session on the receiver where there is one to end (DELETE), and closes the streams. */
+  close(): Promise<void>;
+  /** Closes the streams and leaves the receiver's session as it is. */
+  abandon(): Promise<void>;
+}
