@@ -1,5 +1,6 @@
 import express from 'express';
 import { createDemoReceiver } from './demo-receiver.js';
+import { createDemoReceiver2026 } from './demo-2026-receiver.js';
 import {
   allowedHostsFromEnv,
   hostAllowList,
@@ -9,23 +10,28 @@ import {
   portFromEnv,
 } from './http-server.js';
 
-// The demo receiver alone, for other MCP clients (or a Taskscope served elsewhere): POST/GET/DELETE /mcp.
+// The demo receivers alone, for other MCP clients (or a Taskscope served elsewhere): 2025-11-25 at /mcp
+// (POST/GET/DELETE, sessions), 2026-07-28 with the tasks extension at /mcp-2026 (POST only, no sessions).
 const app = express();
 app.disable('x-powered-by');
 const allowedHosts = allowedHostsFromEnv();
-const receiver = createDemoReceiver({
+const receiverOptions = {
   allowedOrigins: process.env.ALLOWED_ORIGINS?.split(',').filter(Boolean),
   allowedHosts,
   // As most SDK servers without CORS middleware are: reachable from a page only through a relay.
   cors: !process.argv.includes('--no-cors'),
-});
+};
+const receiver = createDemoReceiver(receiverOptions);
+const receiver2026 = createDemoReceiver2026(receiverOptions);
+app.use('/mcp-2026', receiver2026.router);
 app.use('/mcp', receiver.router);
 app.use(hostAllowList(allowedHosts), plainNotFound, plainErrors);
 const listening = await listenOnLoopback(app, portFromEnv('PORT', 3001));
-console.log(`Taskscope demo receiver on ${listening.url}/mcp`);
+console.log(
+  `Taskscope demo receiver on ${listening.url}/mcp (2025-11-25) and ${listening.url}/mcp-2026 (2026-07-28, tasks extension)`,
+);
 const stop = () =>
-  void receiver
-    .close()
+  void Promise.all([receiver.close(), receiver2026.close()])
     .then(listening.close)
     .then(() => process.exit(0));
 process.on('SIGINT', stop);

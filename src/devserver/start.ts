@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import express from 'express';
 import { createDemoReceiver, type DemoReceiver } from './demo-receiver.js';
+import { createDemoReceiver2026, type DemoReceiver2026 } from './demo-2026-receiver.js';
 import {
   allowedHostsFromEnv,
   hostAllowList,
@@ -20,6 +21,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 export interface StartedApp extends Listening {
   receiver: DemoReceiver;
+  /** The same demo tools over 2026-07-28 and the tasks extension, at /demo/mcp-2026. */
+  receiver2026: DemoReceiver2026;
   /** What /relay wants in X-Taskscope-Relay-Token; the page reads it from /relay/token. */
   relayToken: string;
 }
@@ -57,7 +60,9 @@ export async function startApp({
   });
   // The receiver checks Host (and Origin) itself so that its refusals are JSON-RPC; the guard below covers the rest.
   const receiver = createDemoReceiver({ allowedHosts });
+  const receiver2026 = createDemoReceiver2026({ allowedHosts });
   app.use('/demo/mcp', receiver.router);
+  app.use('/demo/mcp-2026', receiver2026.router);
   app.use(hostAllowList(allowedHosts));
   app.use(sameOriginOnly(allowedHosts));
 
@@ -110,10 +115,12 @@ export async function startApp({
   return {
     ...listening,
     receiver,
+    receiver2026,
     relayToken,
     close: async () => {
       relay.close();
       await receiver.close();
+      await receiver2026.close();
       await closeVite();
       await listening.close();
     },
@@ -127,7 +134,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     dev,
     allowedHosts: allowedHostsFromEnv(),
   });
-  console.log(`Taskscope ${dev ? '(dev) ' : ''}on ${started.url}/  (demo receiver: ${started.url}/demo/mcp)`);
+  console.log(
+    `Taskscope ${dev ? '(dev) ' : ''}on ${started.url}/  (demo receivers: ${started.url}/demo/mcp for 2025-11-25, ${started.url}/demo/mcp-2026 for 2026-07-28)`,
+  );
   const stop = () => void started.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

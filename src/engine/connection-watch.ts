@@ -29,9 +29,20 @@ export function watchConnection(
   events: WatchEvents,
 ): () => void {
   const streamOpens: number[] = [];
+  let refusedSaid = false;
   session.onNotificationStream = (open) => {
     scheduler.setSlots(CONNECTIONS_PER_ORIGIN - (open ? 2 : 1));
-    if (!open) return;
+    if (!open) {
+      // A receiver with no GET stream (405: stateless) can push nothing outside a request's own answer.
+      if (!refusedSaid && session.era === '2025-11-25' && streamOpens.length === 0) {
+        refusedSaid = true;
+        events.news({
+          streamNote:
+            'The receiver offers no notification stream (GET refused): no pushes outside tasks/result; polling carries on.',
+        });
+      }
+      return;
+    }
     // A stream reopened again and again is a receiver closing it at once (often with `retry: 0`): say so.
     const now = Date.now();
     streamOpens.push(now);

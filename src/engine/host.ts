@@ -9,7 +9,6 @@ import {
   classifyError,
   forTrafficLog,
   relayFetch,
-  serverTaskSupport,
   type ClassifiedError,
   type Detection,
   type ResumeSession,
@@ -269,7 +268,7 @@ export class EngineHost {
     conn.tracker.sessionReady(ended);
     this.adoptWaiting(conn, session);
     const server = session.describeServer();
-    const support = serverTaskSupport(server.capabilities);
+    const support = conn.api.support;
     const wasDown = conn.health.status !== 'connecting';
     this.setHealth(conn, {
       status: 'connected',

@@ -1,7 +1,8 @@
 import { classifyError } from './classify';
+import { HttpStatusError } from './errors';
 import { PROTOCOL_2026, UNSUPPORTED_VERSION_CODE } from './rules';
 import { McpSession, type ConnectOptions } from './session';
-import { RpcError, Session2026 } from './session-2026';
+import { RpcError, Session2026, asRpcError } from './session-2026';
 import type { ReceiverSession } from './session-types';
 import type { Era } from './types';
 
@@ -64,7 +65,7 @@ export async function openSession(options: ConnectOptions & { era?: EraChoice })
 }
 
 function explainForced2025(error: unknown): unknown {
-  const versions = supportedVersions(error);
+  const versions = supportedVersions(asRpcError(error));
   if (!versions?.includes(PROTOCOL_2026)) return error;
   return new RpcError(
     UNSUPPORTED_VERSION_CODE,
@@ -74,8 +75,10 @@ function explainForced2025(error: unknown): unknown {
 
 function explainForced2026(error: unknown): unknown {
   if (isRefusalOf2026(error)) return error;
+  // The receiver answered (whatever it said): it is there and not speaking 2026-07-28. Otherwise it may be away.
+  const answered = error instanceof RpcError || error instanceof HttpStatusError;
   const kind = classifyError(error, { method: 'server/discover' }).kind;
-  if (kind === 'cors-or-network' || kind === 'timeout') return error;
+  if (!answered && (kind === 'cors-or-network' || kind === 'timeout')) return error;
   return new RpcError(
     UNSUPPORTED_VERSION_CODE,
     'This receiver does not speak 2026-07-28 (server/discover was refused), and 2026-07-28 was chosen: set the protocol to auto or 2025-11-25.',

@@ -270,7 +270,7 @@ function rpcErrorOf(error: Record<string, unknown>, httpStatus?: number): RpcErr
 }
 
 /** A 2026-07-28 receiver answers its refusals with HTTP 400/404 and a JSON-RPC error body: read it as one. */
-function asRpcError(error: unknown): unknown {
+export function asRpcError(error: unknown): unknown {
   if (!(error instanceof HttpStatusError)) return error;
   try {
     const body = JSON.parse(error.body) as { error?: unknown };

@@ -20,6 +20,7 @@ export class TaskListen {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private retryMs = RETRY_FLOOR_MS;
   private refused = false;
+  private unhonoured = 0;
   private disposed = false;
   private readonly stopAck: () => void;
   /** Called once when the receiver honours none of the task ids: say that there are no pushes. */
@@ -32,9 +33,11 @@ export class TaskListen {
       const honoured = Array.isArray(filter.taskIds) ? filter.taskIds : [];
       if (honoured.some((id) => this.current?.ids.includes(id as string))) {
         this.retryMs = RETRY_FLOOR_MS;
+        this.unhonoured = 0;
         return;
       }
-      this.refuse();
+      // Once may be tasks it no longer has (after a restart); twice running, it pushes no tasks at all.
+      if (++this.unhonoured >= 2) this.refuse();
     });
   }
 

@@ -28,7 +28,8 @@ function inlineResult(raw: Record<string, unknown>): Normalised<TaskResultSnapsh
   if (raw.status === 'completed' && isObject(raw.result)) {
     // Inside, `resultType: "complete"` is what ext-tasks' client wants and the spec's examples leave out: either.
     const { resultType: _resultType, ...result } = raw.result;
-    return normaliseResult(result);
+    const read = normaliseResult(result);
+    return { ...read, value: { ...read.value, shape: 'inline' } };
   }
   if (raw.status === 'failed') {
     const error = isObject(raw.error) ? raw.error : {};
@@ -41,7 +42,7 @@ function inlineResult(raw: Record<string, unknown>): Normalised<TaskResultSnapsh
       value: {
         result: { content: [{ type: 'text', text: `Failed${code}: ${message}` }], isError: true },
         isError: true,
-        shape: 'plain',
+        shape: 'inline',
       },
       warnings,
     };
@@ -66,6 +67,8 @@ export class TasksApi2026 {
   private readonly results = new Map<string, Normalised<TaskResultSnapshot>>();
   /** Per task, the input keys already put to a person (answered or not): each is asked once. */
   private readonly asked = new Map<string, Map<string, AbortController>>();
+  /** Keys answered with tasks/update, and how many answers since still asked for them. */
+  private readonly answered = new Map<string, number>();
   readonly listen: TaskListen;
 
   constructor(private readonly session: SessionLike) {
@@ -179,11 +182,13 @@ export class TasksApi2026 {
       if (this.results.size > MAX_KEPT_RESULTS)
         this.results.delete(this.results.keys().next().value as string);
     }
-    if (read.value.status === 'input_required' && isObject(raw.inputRequests))
-      this.offerInput(taskId, raw.inputRequests);
-    else this.withdrawInput(taskId);
+    if (read.value.status === 'input_required' && isObject(raw.inputRequests)) {
+      const lost = this.offerInput(taskId, raw.inputRequests);
+      if (lost) read.warnings.push(lost);
+    } else this.withdrawInput(taskId);
     if (read.value.status && ['completed', 'failed', 'cancelled'].includes(read.value.status)) {
       this.listen.unwatch(taskId);
+      for (const key of this.asked.get(taskId)?.keys() ?? []) this.answered.delete(`${taskId}/${key}`);
       this.asked.delete(taskId);
     } else this.listen.watch(taskId);
     return read;
@@ -194,10 +199,23 @@ export class TasksApi2026 {
    * and keys are never reused); the answer goes back with tasks/update under its key. A key that is no longer
    * asked for was withdrawn.
    */
-  private offerInput(taskId: string, requests: Record<string, unknown>): void {
+  private offerInput(taskId: string, requests: Record<string, unknown>): Warning | undefined {
     let keys = this.asked.get(taskId);
     if (!keys) this.asked.set(taskId, (keys = new Map()));
     for (const [key, controller] of keys) if (!(key in requests)) controller.abort();
+    let lost: Warning | undefined;
+    for (const key of Object.keys(requests)) {
+      const seen = this.answered.get(`${taskId}/${key}`);
+      if (seen === undefined) continue;
+      this.answered.set(`${taskId}/${key}`, seen + 1);
+      // Answers are taken in eventually; one still asked for three answers later was likely lost (a
+      // stateless receiver whose instances do not share their tasks).
+      if (seen + 1 === 3)
+        lost = {
+          code: 'newer-protocol',
+          message: `input ${key} was answered with tasks/update but is still asked for: the answer may have been lost between the receiver's instances`,
+        };
+    }
     for (const [key, request] of Object.entries(requests)) {
       if (keys.has(key) || keys.size >= MAX_INPUT_KEYS) continue;
       if (!isObject(request) || typeof request.method !== 'string') continue;
@@ -225,6 +243,7 @@ export class TasksApi2026 {
           },
         );
     }
+    return lost;
   }
 
   private answer(

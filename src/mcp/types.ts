@@ -58,7 +58,8 @@ export interface TaskResultSnapshot {
   /** The envelope's status, when the receiver used the `{taskId, status, result}` shape. */
   envelopeStatus?: TaskStatus;
   isError: boolean;
-  shape: 'plain' | 'envelope';
+  /** plain: a tasks/result answer; envelope: the user documents' `{taskId, status, result}`; inline: 2026-07-28, in tasks/get. */
+  shape: 'plain' | 'envelope' | 'inline';
 }
 
 export interface ToolInfo {

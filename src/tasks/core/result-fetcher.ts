@@ -209,7 +209,10 @@ export class ResultFetcher {
   private fetched(taskId: string, answer: Normalised<TaskResultSnapshot>, sentAt: number): void {
     this.requested.add(taskId);
     this.inputCalls.delete(taskId);
-    noteDialect(this.deps.store, answer.value.shape === 'envelope' ? 'user-docs' : 'spec');
+    noteDialect(
+      this.deps.store,
+      answer.value.shape === 'envelope' ? 'user-docs' : answer.value.shape === 'inline' ? 'v2' : 'spec',
+    );
     this.record(taskId, sentAt, 'fetched', (at) => ({ state: 'fetched', at }), { warnings: answer.warnings });
   }
 
