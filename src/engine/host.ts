@@ -8,6 +8,7 @@ import {
   backoffForAttempt,
   classifyError,
   forTrafficLog,
+  limitJson,
   relayFetch,
   type ClassifiedError,
   type Detection,
@@ -694,6 +695,12 @@ export class EngineHost {
       conn.tracker.track(created.value.taskId, {
         origin: 'created',
         tool: tool.name,
+        // Kept with the task (and in history), capped: arguments are the person's, but a form can be large.
+        call: {
+          tool: tool.name,
+          args: limitJson(args, { maxDepth: 16, maxNodes: 2000 }).value as Record<string, unknown>,
+          ttl,
+        },
         initial: created,
         source: 'create',
         sentAt,

@@ -16,3 +16,4 @@ export * from './relay-fetch';
 export * from './tasks-api';
 export * from './rules';
 export * from './guarded-fetch';
+export { limitJson, cutText } from './json';

@@ -59,6 +59,25 @@ export interface InputEntry {
   detail?: string;
 }
 
+/** notifications/progress for the task's progressToken (2025-11-25: valid for the task's whole life). */
+export interface ProgressEntry {
+  kind: 'progress';
+  at: number;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** notifications/message naming the task in its related-task _meta. */
+export interface LogEntry {
+  kind: 'log';
+  at: number;
+  level: string;
+  logger?: string;
+  /** The message's data as text, cut to a readable size. */
+  text: string;
+}
+
 /** The session the task lives in ended, or the receiver knew the task again in a new one. */
 export interface SessionEntry {
   kind: 'session';
@@ -68,7 +87,14 @@ export interface SessionEntry {
 }
 
 export type TimelineEntry =
-  ObservationEntry | ErrorEntry | ResultEntry | PurgedEntry | InputEntry | SessionEntry;
+  | ObservationEntry
+  | ErrorEntry
+  | ResultEntry
+  | PurgedEntry
+  | InputEntry
+  | SessionEntry
+  | ProgressEntry
+  | LogEntry;
 
 /**
  * live: still polled. terminal: ended, kept. purged: the receiver no longer has it (what we saw is kept).
@@ -91,10 +117,22 @@ export type ResultState =
   /** The person stopped waiting for an open tasks/result. */
   | { state: 'stopped' };
 
+/** The call that created a task, as sent: what "Run again" fills the form with. */
+export interface TaskCall {
+  tool: string;
+  args: Record<string, unknown>;
+  /** The ttl asked for (2025-11-25); the receiver may have changed it. */
+  ttl?: number;
+}
+
 export interface TrackedTask {
   taskId: string;
   connectionId: number;
   tool?: string;
+  /** Set for tasks created here: the tool, arguments and requested ttl. */
+  call?: TaskCall;
+  /** The latest notifications/progress for the task, for the bar on its row and detail. */
+  progress?: { progress: number; total?: number; message?: string; at: number };
   origin: 'created' | 'list' | 'manual' | 'notification';
   firstSeenAt: number;
   /** The tracker's verdict, kept when a receiver later says something illegal or unusable. */

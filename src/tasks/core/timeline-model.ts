@@ -20,7 +20,9 @@ export type MarkKind =
   | 'error'
   | 'warning'
   | 'input'
-  | 'session';
+  | 'session'
+  | 'progress'
+  | 'log';
 
 export interface Mark {
   kind: MarkKind;
@@ -56,6 +58,8 @@ export function describeSources(entries: readonly TimelineEntry[], pollsBefore =
     }
     if (entry.kind === 'input') return entry.method;
     if (entry.kind === 'session') return 'session';
+    if (entry.kind === 'progress') return 'progress';
+    if (entry.kind === 'log') return 'log';
     return entry.kind === 'result' ? 'tasks/result' : 'purge';
   });
 }
@@ -153,6 +157,16 @@ export function buildTimeline(task: TrackedTask, now: number): TimelineModel {
         break;
       case 'session':
         marks.push({ kind: 'session', at: entry.at, detail: entry.detail });
+        break;
+      case 'progress':
+        marks.push({
+          kind: 'progress',
+          at: entry.at,
+          detail: `progress ${entry.progress}${entry.total !== undefined ? `/${entry.total}` : ''}${entry.message ? ` — ${entry.message}` : ''}`,
+        });
+        break;
+      case 'log':
+        marks.push({ kind: 'log', at: entry.at, detail: `${entry.level}: ${entry.text}` });
         break;
       case 'input':
         marks.push({

@@ -52,6 +52,8 @@ export interface RestoredTask {
 export interface TrackOptions {
   origin: TrackedTask['origin'];
   tool?: string;
+  /** The call that created it here (tool, arguments, requested ttl). */
+  call?: TrackedTask['call'];
   /** What the receiver already told us (the create answer, a tasks/list entry, a push). */
   initial?: Normalised<TaskSnapshot | null>;
   source?: ObservationSource;
@@ -165,7 +167,9 @@ export class TaskTracker {
       // A push can announce a task before the tools/call that created it has answered: keep what the
       // creator knows (the tool's name) and its answer, without starting a second poller.
       if (options.tool)
-        updateTask(this.store, taskId, (t) => (t.tool ? {} : { tool: options.tool, origin: options.origin }));
+        updateTask(this.store, taskId, (t) =>
+          t.tool ? {} : { tool: options.tool, origin: options.origin, call: options.call },
+        );
       if (options.initial?.value)
         this.observe(taskId, options.initial, { source: options.source ?? 'create', sentAt: options.sentAt });
       return;
@@ -183,6 +187,7 @@ export class TaskTracker {
           taskId,
           connectionId: this.connectionId,
           tool: options.tool,
+          call: options.call,
           origin: options.origin,
           firstSeenAt: this.clock.now(),
           sessionId: this.sessionId(),

@@ -79,3 +79,15 @@ export function formatMs(ms: number): string {
   if (ms < 3_600_000) return `${(ms / 60_000).toFixed(1).replace(/\.0$/, '')} min`;
   return `${(ms / 3_600_000).toFixed(1).replace(/\.0$/, '')} h`;
 }
+
+/**
+ * A wall-clock time, one format everywhere on the page: 24-hour local time, with milliseconds where they
+ * matter (observations, traffic, marks) and without where a person only needs the moment (session notes).
+ */
+export function formatClock(ms: number, options: { millis?: boolean } = {}): string {
+  if (!Number.isFinite(ms)) return '—';
+  const d = new Date(ms);
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return options.millis ? `${time}.${pad(d.getMilliseconds(), 3)}` : time;
+}

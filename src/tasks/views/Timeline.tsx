@@ -19,6 +19,8 @@ const markLook: Record<MarkKind, { className: string; row: number; label: string
   error: { className: 'h-2.5 w-2.5 rounded-full bg-red-600', row: 1, label: 'error' },
   input: { className: 'h-2.5 w-2.5 bg-amber-500', row: 1, label: 'input asked / answered' },
   session: { className: 'h-4 w-0.5 bg-fuchsia-600', row: 0, label: 'session ended / known again' },
+  progress: { className: 'h-1.5 w-1.5 rounded-full bg-sky-400', row: 1, label: 'progress' },
+  log: { className: 'h-1.5 w-1.5 bg-slate-400', row: 1, label: 'log message' },
   warning: {
     className: 'h-0 w-0 border-x-[5px] border-b-[8px] border-x-transparent border-b-amber-500',
     row: 1,
