@@ -111,6 +111,8 @@ function createSessionServer(): { server: McpServer; store: DemoTaskStore } {
   const server = new McpServer(DEMO_SERVER_INFO, {
     capabilities: {
       tools: {},
+      // slow_job logs a line per task (notifications/message naming the task in its related-task _meta).
+      logging: {},
       tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
     },
     instructions: 'Demo receiver for Taskscope: every tool but echo runs as an MCP task.',

@@ -3,6 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { DemoTaskStore } from './demo-task-store.js';
 import { runDetached, sleep, storeBacked, text, ttlArg } from './demo-tool-kit.js';
 import { registerInteractionTools } from './demo-tools-interaction.js';
+import { RELATED_TASK_META } from '../mcp/rules.js';
 
 /** Registers every demo tool. The store is the session's, so the demo can reshape its tasks. */
 export function registerDemoTools(server: McpServer, store: DemoTaskStore): void {
@@ -39,11 +40,40 @@ function registerLifecycleTools(server: McpServer, store: DemoTaskStore): void {
           ttl: ttlMs ?? extra.taskRequestedTtl ?? 60_000,
           pollInterval: pollIntervalMs,
         });
+        // The progress token stays valid for the task's whole life (2025-11-25): progress and a log line go
+        // on the session's GET stream, since the tools/call that carried the token has long been answered.
+        const progressToken = extra._meta?.progressToken;
+        const notify = (notification: { method: string; params: Record<string, unknown> }) =>
+          server.server.notification(notification as never).catch(() => undefined);
+        void notify({
+          method: 'notifications/message',
+          params: {
+            level: 'info',
+            logger: 'slow_job',
+            data: `slow_job ${label}: ${steps} steps over ${durationMs} ms`,
+            _meta: { [RELATED_TASK_META]: { taskId: task.taskId } },
+          },
+        });
         runDetached(extra.taskStore, task.taskId, async () => {
           for (let i = 1; i <= steps; i++) {
             await extra.taskStore.updateTaskStatus(task.taskId, 'working', `Step ${i}/${steps}: ${label}`);
+            if (progressToken !== undefined)
+              void notify({
+                method: 'notifications/progress',
+                params: {
+                  progressToken,
+                  progress: i - 1,
+                  total: steps,
+                  message: `Step ${i}/${steps}: ${label}`,
+                },
+              });
             await sleep(durationMs / steps);
           }
+          if (progressToken !== undefined)
+            void notify({
+              method: 'notifications/progress',
+              params: { progressToken, progress: steps, total: steps, message: `Done: ${label}` },
+            });
           await extra.taskStore.storeTaskResult(
             task.taskId,
             'completed',

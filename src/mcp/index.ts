@@ -12,6 +12,7 @@ export * from './session-2026';
 export * from './tasks-api-2026';
 export * from './receiver-api';
 export * from './open-session';
+export * from './task-activity';
 export * from './relay-fetch';
 export * from './tasks-api';
 export * from './rules';

@@ -1,6 +1,7 @@
 import { TasksApi, type CreateTaskOptions } from './tasks-api';
 import { TasksApi2026 } from './tasks-api-2026';
 import type { Notification } from './session';
+import type { TaskActivity } from './task-activity';
 import type { SessionHolder } from './session-holder';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo } from './types';
 
@@ -72,6 +73,13 @@ export class ReceiverTasksApi {
       stop2025();
       stop2026();
     };
+  }
+
+  /** Progress and log lines for a task: 2025-11-25 only (2026-07-28 sends them only before a task exists). */
+  onTaskActivity(listener: (taskId: string, activity: TaskActivity) => void): () => void {
+    return this.v2025.onTaskActivity((taskId, activity) => {
+      if (this.holder.era !== '2026-07-28') listener(taskId, activity);
+    });
   }
 
   dispose(): void {

@@ -77,6 +77,11 @@ export interface ServerDescription {
 
 const AnyResult = z.unknown();
 
+/** Progress tokens Taskscope sends with task-augmented calls; valid for the task's whole life (2025-11-25). */
+export const TASK_PROGRESS_PREFIX = 'taskscope-progress-';
+export const isTaskProgressToken = (token: unknown): token is string =>
+  typeof token === 'string' && token.startsWith(TASK_PROGRESS_PREFIX);
+
 /**
  * The SDK's own timeout for a request: a little after the fetch's deadline (guarded-fetch.ts), so that
  * deadline fires first and says what happened; the SDK's then only ends what the fetch cannot see.
@@ -91,6 +96,8 @@ export class TappedTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Takes a message before the SDK client sees it; true when it was taken. */
+  divert?: (message: JSONRPCMessage) => boolean;
 
   constructor(
     readonly inner: StreamableHTTPClientTransport,
@@ -101,6 +108,7 @@ export class TappedTransport implements Transport {
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message: JSONRPCMessage) => {
       this.tap.record('in', message);
+      if (this.divert?.(message)) return;
       this.onmessage?.(message);
     };
   }
@@ -198,19 +206,29 @@ export class McpSession implements ReceiverSession {
     return this.resumedServer !== undefined;
   }
 
+  private dispatch(event: Notification): void {
+    for (const listener of this.notificationListeners) {
+      try {
+        listener(event);
+      } catch {
+        // One broken listener must not starve the others.
+      }
+    }
+  }
+
   private install(): void {
-    this.client.fallbackNotificationHandler = async (notification) => {
-      const event: Notification = {
+    this.client.fallbackNotificationHandler = async (notification) =>
+      this.dispatch({
         method: notification.method,
         params: notification.params as Record<string, unknown> | undefined,
-      };
-      for (const listener of this.notificationListeners) {
-        try {
-          listener(event);
-        } catch {
-          // One broken listener must not starve the others.
-        }
-      }
+      });
+    // Progress for a task's token outlives the tools/call that sent it: the SDK would drop it as unknown.
+    this.transport.divert = (message) => {
+      const m = message as { method?: unknown; params?: { progressToken?: unknown } };
+      if (m.method !== 'notifications/progress' || !isTaskProgressToken(m.params?.progressToken))
+        return false;
+      this.dispatch({ method: m.method, params: m.params as Record<string, unknown> });
+      return true;
     };
     const route = async (
       request: { method: string; params?: Record<string, unknown> },

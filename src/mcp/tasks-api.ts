@@ -2,7 +2,8 @@ import { LocalRefusal } from './errors';
 import { normaliseTask } from './normalise';
 import { normaliseResult } from './normalise-result';
 import { normaliseTool, serverTaskSupport, whyNotTask } from './capabilities';
-import type { Notification } from './session';
+import { TASK_PROGRESS_PREFIX, type Notification } from './session';
+import { ProgressTokens, readActivity, type TaskActivity } from './task-activity';
 import type { SessionLike } from './session-holder';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, Warning } from './types';
 
@@ -27,6 +28,9 @@ export interface CreateTaskOptions {
  * Errors are thrown raw; callers classify them with classifyError, knowing what they asked.
  */
 export class TasksApi {
+  private progressSeq = 0;
+  private readonly progress = new ProgressTokens();
+
   constructor(private readonly session: SessionLike) {}
 
   get support() {
@@ -53,8 +57,25 @@ export class TasksApi {
     const why = whyNotTask(tool, this.support);
     if (why) throw new LocalRefusal(why);
     const task = options.ttl === undefined ? {} : { ttl: options.ttl };
-    const raw = await this.session.request('tools/call', { name: tool.name, arguments: args, task });
-    return normaliseTask(raw);
+    // One token per task: the receiver may report progress on it for the task's whole life.
+    const progressToken = `${TASK_PROGRESS_PREFIX}${++this.progressSeq}`;
+    const raw = await this.session.request('tools/call', {
+      name: tool.name,
+      arguments: args,
+      task,
+      _meta: { progressToken },
+    });
+    const created = normaliseTask(raw);
+    if (created.value) this.progress.bind(progressToken, created.value.taskId);
+    return created;
+  }
+
+  /** Progress and log lines tied to a task: its progress token, or the related-task _meta of a log message. */
+  onTaskActivity(listener: (taskId: string, activity: TaskActivity) => void): () => void {
+    return this.session.onNotification((notification) => {
+      const activity = readActivity(notification, this.progress);
+      if (activity) listener(activity.taskId, activity.activity);
+    });
   }
 
   /**

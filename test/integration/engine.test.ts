@@ -116,3 +116,29 @@ describe('the engine behind a message boundary', () => {
     );
   });
 });
+
+describe('progress and log lines on a task (2025-11-25)', () => {
+  it("slow_job's progress on its token and its log line naming the task reach the task's record and timeline", async () => {
+    receiver = await startDemoReceiver();
+    engine = engineOverChannel();
+    const { bridge, tasks } = engine;
+    await bridge.request({ type: 'connect', connectionId: 1, url: receiver.url, headers: {}, settings });
+    const { tools } = await bridge.request({ type: 'listTools' });
+    const slow = tools.find((t) => t.name === 'slow_job') as ToolInfo;
+    const run = await bridge.request({
+      type: 'run',
+      tool: slow,
+      args: { durationMs: 900, steps: 3, pollIntervalMs: 200, label: 'bar' },
+    });
+    if (!run.ok || run.taskId === undefined) throw new Error('no task');
+    await waitFor(() => tasks.getState().tasks.get(run.taskId!)?.result.state === 'fetched', 10_000);
+    await waitFor(() => tasks.getState().tasks.get(run.taskId!)?.progress?.progress === 3, 3000);
+    const task = tasks.getState().tasks.get(run.taskId)!;
+    expect(task.progress).toMatchObject({ progress: 3, total: 3, message: 'Done: bar' });
+    expect(task.call).toMatchObject({ tool: 'slow_job', args: { label: 'bar' } });
+    const progress = task.entries.filter((e) => e.kind === 'progress');
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    const log = task.entries.find((e) => e.kind === 'log');
+    expect(log).toMatchObject({ kind: 'log', level: 'info', logger: 'slow_job' });
+  }, 20_000);
+});

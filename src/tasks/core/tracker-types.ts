@@ -7,7 +7,8 @@ import type { RequestScheduler } from './request-scheduler';
 export type TaskApiPort = Pick<
   TasksApi,
   'getTask' | 'getTaskResult' | 'cancelTask' | 'listTasks' | 'onTaskStatus'
->;
+> &
+  Partial<Pick<TasksApi, 'onTaskActivity'>>;
 
 export interface Clock {
   now: () => number;

@@ -9,6 +9,7 @@ import {
   type Warning,
   type TaskSnapshot,
   type TaskResultSnapshot,
+  type TaskActivity,
 } from '../../mcp';
 import { queryKeys } from './query-keys';
 import { TaskPoller, shortId } from './poller';
@@ -48,6 +49,9 @@ export interface RestoredTask {
   snapshot?: TaskSnapshot;
   result?: Normalised<TaskResultSnapshot>;
 }
+
+/** Progress reports closer together than this update the bar but add no timeline entry. */
+const PROGRESS_ENTRY_GAP_MS = 100;
 
 export interface TrackOptions {
   origin: TrackedTask['origin'];
@@ -123,10 +127,15 @@ export class TaskTracker {
       observe: (taskId, update) => this.observe(taskId, update, { source: 'notification' }),
       untracked: (count) => this.store.setState({ untrackedSeen: count }),
     });
-    this.unsubscribe = this.api.onTaskStatus((update) => {
+    const stopStatus = this.api.onTaskStatus((update) => {
       if (!update.value || this.disposed) return;
       this.pushes.receive(update.value.taskId, update);
     });
+    const stopActivity = this.api.onTaskActivity?.((taskId, activity) => this.activity(taskId, activity));
+    this.unsubscribe = () => {
+      stopStatus();
+      stopActivity?.();
+    };
   }
 
   /** Follows the task ids that pushes named beyond the automatic limit, up to `max` of them. */
@@ -239,6 +248,26 @@ export class TaskTracker {
       }));
       return classified;
     }
+  }
+
+  /**
+   * Progress on the task's token, or a log line naming it. The bar follows every report; the timeline keeps
+   * one progress entry per PROGRESS_ENTRY_GAP_MS at most, so a receiver reporting a thousand times a second
+   * cannot push the task's observations out of its history.
+   */
+  private activity(taskId: string, activity: TaskActivity): void {
+    if (this.disposed || !this.poller.has(taskId)) return;
+    const at = this.clock.now();
+    updateTask(this.store, taskId, (task) => {
+      if (activity.kind === 'log') return appendEntry(task, { ...activity, at });
+      const { kind: _kind, ...progress } = activity;
+      const last = task.progress;
+      const entry =
+        !last || at - last.at >= PROGRESS_ENTRY_GAP_MS || last.message !== progress.message
+          ? appendEntry(task, { kind: 'progress', at, ...progress })
+          : {};
+      return { ...entry, progress: { ...progress, at } };
+    });
   }
 
   /** Records on the task's timeline that the receiver asked a person something, and what became of it. */
