@@ -12,6 +12,7 @@ import {
   relayFetch,
   type ClassifiedError,
   type Detection,
+  type Era,
   type ResumeSession,
 } from '../mcp';
 import { createQueryClient } from '../tasks/core/query-client';
@@ -73,6 +74,9 @@ interface Connection {
   checkingReach: boolean;
   /** A session was up once: from then on a failure is the receiver going away, never a CORS verdict. */
   everConnected: boolean;
+  /** The generation the first session settled, and how: later sessions of this connection speak it too. */
+  knownEra?: Era;
+  detectedBy?: Detection;
   attempt: number;
   retryTimer?: ReturnType<typeof setTimeout>;
   unwatch?: () => void;
@@ -233,7 +237,9 @@ export class EngineHost {
     ended: string | undefined,
   ): Promise<ConnectReply> {
     conn.retryTimer = undefined;
-    const { url, headers, era } = conn.command;
+    const { url, headers } = conn.command;
+    // After the first session, the generation is known: a new session after a loss does not probe again.
+    const era = conn.knownEra ?? conn.command.era;
     const base = { url, headers, tap: conn.tap, fetch: this.fetchFor(conn), era };
     let session: ReceiverSession | undefined;
     let detectedBy: Detection = 'resumed';
@@ -266,6 +272,8 @@ export class EngineHost {
     }
     this.install(conn, session);
     conn.everConnected = true;
+    if (conn.knownEra === undefined) conn.detectedBy = detectedBy;
+    conn.knownEra = session.era;
     conn.tracker.sessionReady(ended);
     this.adoptWaiting(conn, session);
     const server = session.describeServer();
@@ -279,7 +287,7 @@ export class EngineHost {
       sessionId: session.sessionId,
       protocolVersion: server.protocolVersion,
       era: session.era,
-      detectedBy,
+      detectedBy: conn.detectedBy,
       resumed: session.resumed,
       recoveredAt: wasDown ? Date.now() : undefined,
     });
@@ -414,7 +422,9 @@ export class EngineHost {
       } catch (error) {
         const classified = classifyError(error, { method: 'ping' });
         // A lost session is taken up by sessionLost (the transport said so); anything else is still away.
-        if (classified.kind === 'session-lost' || conn.holder.session !== session) return;
+        // Without a session (2026-07-28, sessionless receivers) nothing can be lost: a 404 is still away.
+        if (conn.holder.session !== session) return;
+        if (classified.kind === 'session-lost' && session.sessionId !== undefined) return;
         if (stillAway(classified)) return this.awaitReturn(conn, session, attempt + 1);
       }
       if (conn.closed || conn.holder.session !== session) return;

@@ -7,7 +7,10 @@ import { schemaIssuePaths } from './rules';
 /** An empty object switches a feature on; anything else (absent, null, false) leaves it off. */
 export function serverTaskSupport(capabilities: Record<string, unknown> | undefined): ServerTaskSupport {
   const tasks = capabilities?.tasks;
-  if (!isObject(tasks)) return { list: false, cancel: false, toolCall: false };
+  const extensions = isObject(capabilities?.extensions) ? capabilities.extensions : {};
+  // A dual-era receiver on its 2025-11-25 side: tasks exist, but only over 2026-07-28.
+  if (!isObject(tasks))
+    return { list: false, cancel: false, toolCall: false, onlyIn2026: isObject(extensions[TASKS_EXTENSION]) };
   const requests = isObject(tasks.requests) ? tasks.requests : {};
   const tools = isObject(requests.tools) ? requests.tools : {};
   return { list: isObject(tasks.list), cancel: isObject(tasks.cancel), toolCall: isObject(tools.call) };
@@ -73,6 +76,8 @@ export function normaliseTool(
 
 /** Why a tool cannot run as a task here, or null when it can. */
 export function whyNotTask(tool: ToolInfo, support: ServerTaskSupport): string | null {
+  if (!support.toolCall && support.onlyIn2026)
+    return 'This receiver runs tasks only over 2026-07-28 (it declares the tasks extension): set the protocol to auto or 2026-07-28 on the receiver card.';
   if (!support.toolCall)
     return support.era === '2026-07-28'
       ? 'The receiver does not declare the tasks extension (io.modelcontextprotocol/tasks).'

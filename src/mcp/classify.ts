@@ -2,6 +2,7 @@ import {
   DeadlineExceeded,
   HttpStatusError,
   LocalRefusal,
+  HeadersRefusedByCors,
   NoSession,
   RelayRefusal,
   WrongResponseId,
@@ -278,6 +279,9 @@ export function classifyError(error: unknown, ctx: ErrorContext = {}): Classifie
   try {
     if (error instanceof LocalRefusal) {
       return { kind: 'unsupported', message: error.message };
+    }
+    if (error instanceof HeadersRefusedByCors) {
+      return { kind: 'cors-or-network', diagnosis: 'cors', message: error.message };
     }
     if (error instanceof NoSession) {
       return { kind: 'session-lost', message: error.message };

@@ -65,3 +65,11 @@ export class RelayRefusal extends Error {
     super(message);
   }
 }
+
+/**
+ * The receiver speaks 2026-07-28 (its answer to initialize says so), but the browser never let our
+ * server/discover through: its CORS does not allow the new headers (Mcp-Method, Mcp-Name, MCP-Protocol-Version).
+ */
+export class HeadersRefusedByCors extends Error {
+  override readonly name = 'HeadersRefusedByCors';
+}

@@ -10,6 +10,8 @@ export interface FetchHooks {
   notificationStream?: (open: boolean) => void;
   /** Each POST's fate, for the connection's health: answered, or failed (network, deadline, 5xx). */
   outcome?: (ok: boolean, error?: unknown) => void;
+  /** A streamed answer to these requests ended or broke off: any still unanswered will not be. */
+  answerEnded?: (requestIds: Array<string | number>) => void;
 }
 
 interface Sent {
@@ -38,22 +40,44 @@ function messagesOf(body: unknown): Sent[] {
 /** Any one answer larger than this is cut off with an error: a receiver must not fill the tab's memory. */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
-/** The body, failing past MAX_ANSWER_BYTES; `onEnd` runs when it ends normally. */
-function capped(body: ReadableStream<Uint8Array>, onEnd?: () => void): ReadableStream<Uint8Array> {
+/**
+ * The body, failing past MAX_ANSWER_BYTES; `onEnd` runs when it ends normally, `onFail` when it breaks off
+ * (cut here, or by the network), so whoever waits on an answer in it can stop waiting.
+ */
+function capped(
+  body: ReadableStream<Uint8Array>,
+  onEnd?: () => void,
+  onFail?: (error: unknown) => void,
+): ReadableStream<Uint8Array> {
   let seen = 0;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength;
-        if (seen > MAX_ANSWER_BYTES)
-          controller.error(
-            new Error(`the receiver's answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MB and was cut off`),
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          onEnd?.();
+          controller.close();
+          return;
+        }
+        seen += value.byteLength;
+        if (seen > MAX_ANSWER_BYTES) {
+          const error = new Error(
+            `the receiver's answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MB and was cut off`,
           );
-        else controller.enqueue(chunk);
-      },
-      flush: () => onEnd?.(),
-    }),
-  );
+          void reader.cancel(error).catch(() => undefined);
+          onFail?.(error);
+          controller.error(error);
+          return;
+        }
+        controller.enqueue(value);
+      } catch (error) {
+        onFail?.(error);
+        controller.error(error);
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }
 
 /** An error answer is read this far at most: enough for its message, not a 20 MB web page. */
@@ -215,11 +239,21 @@ export function guardedFetch(
           once: true,
         },
       );
-      return new Response(capped(response.body, done), {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+      return new Response(
+        capped(
+          response.body,
+          () => {
+            done();
+            hooks.answerEnded?.(requestIds);
+          },
+          () => hooks.answerEnded?.(requestIds),
+        ),
+        {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+        },
+      );
     }
     // A JSON answer is read here, within the deadline, so a body that never ends is aborted too, and an
     // answer to another id is reported now (the SDK would drop it and wait for its own timeout).

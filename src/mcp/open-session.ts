@@ -1,5 +1,5 @@
 import { classifyError } from './classify';
-import { HttpStatusError } from './errors';
+import { HeadersRefusedByCors, HttpStatusError } from './errors';
 import { PROTOCOL_2026, UNSUPPORTED_VERSION_CODE } from './rules';
 import { McpSession, type ConnectOptions } from './session';
 import { RpcError, Session2026, asRpcError } from './session-2026';
@@ -54,14 +54,26 @@ export async function openSession(options: ConnectOptions & { era?: EraChoice })
       throw explainForced2026(error);
     }
   }
+  let discoverFailure: unknown;
   try {
     return { session: await Session2026.connect(options), detectedBy: 'discover' };
   } catch (error) {
     if (isRefusalOf2026(error)) throw error;
     const versions = supportedVersions(error);
     if (versions?.length && versions.every((v) => v > PROTOCOL_2026)) throw error;
+    discoverFailure = error;
   }
-  return { session: await McpSession.connect(options), detectedBy: 'initialize' };
+  try {
+    return { session: await McpSession.connect(options), detectedBy: 'initialize' };
+  } catch (error) {
+    // initialize says 2026-07-28, yet server/discover never got through: a preflight refused its headers.
+    const versions = supportedVersions(asRpcError(error));
+    if (versions?.includes(PROTOCOL_2026) && discoverFailure instanceof TypeError)
+      throw new HeadersRefusedByCors(
+        `The receiver at ${options.url} speaks only 2026-07-28, but its CORS does not allow the headers that protocol needs (Mcp-Method, Mcp-Name, MCP-Protocol-Version): allow them there, or connect through Taskscope's local relay.`,
+      );
+    throw error;
+  }
 }
 
 function explainForced2025(error: unknown): unknown {

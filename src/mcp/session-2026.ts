@@ -14,7 +14,7 @@ import {
   type ServerRequest,
   type ServerRequestHandler,
 } from './session';
-import type { ReceiverSession } from './session-types';
+import type { ReceiverSession, RequestOptions } from './session-types';
 import { TrafficTap } from './traffic';
 
 /**
@@ -75,6 +75,9 @@ function withRoutingHeaders(base: typeof fetch): typeof fetch {
   };
 }
 
+/** How long after a stream's last byte its last events may still be on their way to us. */
+const ANSWER_GRACE_MS = 500;
+
 interface Pending {
   resolve: (result: unknown) => void;
   reject: (error: unknown) => void;
@@ -123,6 +126,7 @@ export class Session2026 implements ReceiverSession {
     inner.setProtocolVersion(PROTOCOL_2026);
     const session = new Session2026(new TappedTransport(inner, tap, inFlight), inFlight, options.url, tap);
     hooks.outcome = (ok, error) => session.onOutcome?.(ok, error);
+    hooks.answerEnded = (ids) => session.answerEnded(ids);
     await session.transport.start();
     try {
       session.server = describeDiscovery(await session.request('server/discover'));
@@ -140,7 +144,7 @@ export class Session2026 implements ReceiverSession {
   request(
     method: string,
     params: Record<string, unknown> = {},
-    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+    options: RequestOptions = {},
   ): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('The connection to the receiver is closed.'));
     const id = `ts-${++this.seq}`;
@@ -155,7 +159,12 @@ export class Session2026 implements ReceiverSession {
           ...meta,
           [META_2026.protocolVersion]: PROTOCOL_2026,
           [META_2026.clientInfo]: CLIENT_INFO,
-          [META_2026.clientCapabilities]: CLIENT_CAPABILITIES_2026,
+          [META_2026.clientCapabilities]: options.withoutTasks
+            ? {
+                elicitation: CLIENT_CAPABILITIES_2026.elicitation,
+                sampling: CLIENT_CAPABILITIES_2026.sampling,
+              }
+            : CLIENT_CAPABILITIES_2026,
         },
       },
     };
@@ -230,6 +239,19 @@ export class Session2026 implements ReceiverSession {
 
   abandon(): Promise<void> {
     return this.close();
+  }
+
+  /**
+   * A streamed answer ended (or broke off) and these requests are still unanswered: they never will be. The
+   * last events are parsed after the bytes end, so this waits a moment before giving up on them.
+   */
+  answerEnded(ids: ReadonlyArray<string | number>): void {
+    setTimeout(() => {
+      for (const id of ids)
+        this.pending
+          .get(String(id))
+          ?.reject(new Error('The receiver ended its answer stream without answering the request.'));
+    }, ANSWER_GRACE_MS);
   }
 
   private receive(message: JSONRPCMessage): void {

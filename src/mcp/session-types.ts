@@ -1,6 +1,13 @@
 import type { NotificationListener, ServerDescription, ServerRequest, ServerRequestHandler } from './session';
 import type { Era } from './types';
 
+export interface RequestOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** 2026-07-28: declare no tasks extension on this request, so the receiver answers inline or refuses. */
+  withoutTasks?: boolean;
+}
+
 /**
  * A session with a receiver, of either generation: McpSession (2025-11-25: initialize, Mcp-Session-Id, the
  * SDK client) or Session2026 (2026-07-28: no initialize, no session, an envelope on every request). The
@@ -14,11 +21,7 @@ export interface ReceiverSession {
   /** Taken up again after a reload rather than initialized. */
   readonly resumed: boolean;
   describeServer(): ServerDescription;
-  request(
-    method: string,
-    params?: Record<string, unknown>,
-    options?: { timeoutMs?: number; signal?: AbortSignal },
-  ): Promise<unknown>;
+  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<unknown>;
   onNotification(listener: NotificationListener): () => void;
   setServerRequestHandler(handler: ServerRequestHandler | undefined): void;
   /** Hands a question to whoever answers the receiver's requests (the inbox); 2026 input requests come this way. */

@@ -11,7 +11,7 @@ import { TrafficTap } from './traffic';
 import { relatedTaskId, requestDeadlineMs } from './rules';
 import { guardedFetch, type FetchHooks, type InFlightRequests } from './guarded-fetch';
 import { cutText, limitJson } from './json';
-import type { ReceiverSession } from './session-types';
+import type { ReceiverSession, RequestOptions } from './session-types';
 
 export const CLIENT_INFO = { name: 'taskscope', title: 'Taskscope', version: '0.1.0' };
 
@@ -289,7 +289,7 @@ export class McpSession implements ReceiverSession {
   async request(
     method: string,
     params?: Record<string, unknown>,
-    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+    options: RequestOptions = {},
   ): Promise<unknown> {
     return this.client.request({ method, params } as never, AnyResult, {
       timeout: options.timeoutMs ?? sdkTimeout(method) ?? this.requestTimeoutMs,

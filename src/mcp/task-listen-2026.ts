@@ -3,6 +3,10 @@ import type { SessionLike } from './session-holder';
 
 /** Ids asked for on one listen stream at most; the rest are polled only. */
 const MAX_LISTENED = 100;
+/** Live tasks followed for pushes and input at most. */
+const MAX_FOLLOWED = 5000;
+/** A stream that lived less than this before it closed counts as closing at once: the next waits longer. */
+const STABLE_MS = 10_000;
 /** Changes to the set of live tasks are gathered this long before the stream is opened again. */
 const SETTLE_MS = 300;
 const RETRY_FLOOR_MS = 1000;
@@ -32,7 +36,6 @@ export class TaskListen {
       const filter = isObject(notification.params?.notifications) ? notification.params.notifications : {};
       const honoured = Array.isArray(filter.taskIds) ? filter.taskIds : [];
       if (honoured.some((id) => this.current?.ids.includes(id as string))) {
-        this.retryMs = RETRY_FLOOR_MS;
         this.unhonoured = 0;
         return;
       }
@@ -41,10 +44,17 @@ export class TaskListen {
     });
   }
 
+  /** True for a task followed here (created or polled, not ended). */
+  has(taskId: string): boolean {
+    return this.live.has(taskId);
+  }
+
   watch(taskId: string): void {
-    if (this.refused || this.disposed || this.live.has(taskId)) return;
+    if (this.disposed || this.live.has(taskId)) return;
     this.live.add(taskId);
-    this.schedule(SETTLE_MS);
+    // Past this many, the oldest stop being followed here; they are polled as ever.
+    if (this.live.size > MAX_FOLLOWED) this.live.delete(this.live.values().next().value as string);
+    if (!this.refused) this.schedule(SETTLE_MS);
   }
 
   unwatch(taskId: string): void {
@@ -80,24 +90,28 @@ export class TaskListen {
     this.current?.controller.abort();
     this.current = undefined;
     if (this.refused || this.disposed || this.live.size === 0) return;
-    const ids = [...this.live].slice(0, MAX_LISTENED);
+    const ids = [...this.live].slice(-MAX_LISTENED);
     const controller = new AbortController();
     const stream = { ids, controller };
     this.current = stream;
+    const openedAt = Date.now();
+    // Closed by the receiver (gracefully or not): again while tasks are live, later each time it closes fast.
+    const again = () => {
+      this.retryMs =
+        Date.now() - openedAt >= STABLE_MS ? RETRY_FLOOR_MS : Math.min(RETRY_MAX_MS, this.retryMs * 2);
+      this.schedule(this.retryMs);
+    };
     this.session
       .request('subscriptions/listen', { notifications: { taskIds: ids } }, { signal: controller.signal })
       .then(
         () => {
-          // The receiver closed the stream gracefully: open it again while tasks are live.
-          if (this.current === stream) this.schedule(RETRY_FLOOR_MS);
+          if (this.current === stream) again();
         },
         (error: unknown) => {
           if (this.current !== stream || controller.signal.aborted) return;
-          const code = (error as { code?: unknown }).code;
-          // -32601: no listen at all; anything else may pass, so back off and try again.
-          if (code === -32601) return this.refuse();
-          this.schedule(this.retryMs);
-          this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
+          // -32601: no listen at all; anything else may pass.
+          if ((error as { code?: unknown }).code === -32601) return this.refuse();
+          again();
         },
       );
   }

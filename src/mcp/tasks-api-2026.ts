@@ -8,6 +8,7 @@ import { TaskListen } from './task-listen-2026';
 import type { Notification } from './session';
 import type { SessionLike } from './session-holder';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, Warning } from './types';
+import { USER_REJECTED_CODE } from './rules';
 
 const ERA = '2026-07-28' as const;
 /** Inline results kept for the tracker's one read; a receiver cannot grow this past the number of tasks polled. */
@@ -95,6 +96,10 @@ export class TasksApi2026 {
     const why = whyNotTask(tool, this.support);
     if (why) throw new LocalRefusal(why);
     const raw = await this.session.request('tools/call', { name: tool.name, arguments: args });
+    if (isObject(raw) && raw.resultType === 'input_required')
+      throw new LocalRefusal(
+        'The receiver asked for input before creating the task (a multi-round tools/call), which Taskscope does not answer yet.',
+      );
     if (!isObject(raw) || raw.resultType !== 'task') throw new AnsweredAtOnce(normaliseResult(raw));
     const created = normaliseTask(raw, { era: ERA });
     if (created.value) this.listen.watch(created.value.taskId);
@@ -103,10 +108,12 @@ export class TasksApi2026 {
 
   /** A plain tools/call. A receiver may still answer with a task; that is said, not hidden. */
   async callTool(tool: ToolInfo, args: Record<string, unknown>): Promise<Normalised<TaskResultSnapshot>> {
+    // Declared without the tasks extension, so the receiver must answer inline (or refuse with -32021, for a
+    // call that can only be a task) rather than start a task nobody follows.
     const raw = await this.session.request(
       'tools/call',
       { name: tool.name, arguments: args },
-      { timeoutMs: 10 * 60_000 },
+      { timeoutMs: 10 * 60_000, withoutTasks: true },
     );
     if (isObject(raw) && raw.resultType === 'task')
       throw new LocalRefusal(
@@ -123,10 +130,15 @@ export class TasksApi2026 {
   /** The result the completing tasks/get brought; asked again only if none was kept (a receiver that left it out). */
   async getTaskResult(taskId: string): Promise<Normalised<TaskResultSnapshot>> {
     const kept = this.results.get(taskId);
-    if (kept) return kept;
+    if (kept) {
+      // Read once: the tracker keeps the result from here on.
+      this.results.delete(taskId);
+      return kept;
+    }
     const raw = await this.session.request('tasks/get', { taskId });
     this.absorb(taskId, raw);
     const read = this.results.get(taskId);
+    this.results.delete(taskId);
     if (read) return read;
     return {
       value: { result: null, isError: false, shape: 'plain' },
@@ -134,20 +146,22 @@ export class TasksApi2026 {
     };
   }
 
-  /** tasks/cancel is only an acknowledgement in 2026-07-28: the task is asked for at once to show where it stands. */
-  async cancelTask(taskId: string, previous?: TaskSnapshot): Promise<Normalised<TaskSnapshot | null>> {
+  /**
+   * tasks/cancel is only an acknowledgement in 2026-07-28; the next poll at the task's own interval shows
+   * where it stands (no extra request: the poll discipline is the same as for 2025-11-25).
+   */
+  async cancelTask(taskId: string): Promise<Normalised<TaskSnapshot | null>> {
     await this.session.request('tasks/cancel', { taskId });
-    const note: Warning = {
-      code: 'newer-protocol',
-      message:
-        'tasks/cancel acknowledged; on 2026-07-28 the receiver may still go on, and polling shows what it does',
+    return {
+      value: null,
+      warnings: [
+        {
+          code: 'newer-protocol',
+          message:
+            'tasks/cancel acknowledged; on 2026-07-28 the receiver may still go on, and the next poll shows what it does',
+        },
+      ],
     };
-    try {
-      const after = await this.getTask(taskId, previous);
-      return { ...after, warnings: [note, ...after.warnings] };
-    } catch {
-      return { value: null, warnings: [note] };
-    }
   }
 
   listTasks(): Promise<never> {
@@ -162,7 +176,14 @@ export class TasksApi2026 {
       if (notification.method !== 'notifications/tasks' || !notification.params) return;
       const taskId = notification.params.taskId;
       if (typeof taskId !== 'string') return;
-      listener(this.absorb(taskId, notification.params), notification);
+      // Only for tasks polled here: a push cannot make Taskscope keep results or ask questions for ids
+      // nobody follows (the tracker's flood gate decides about those first).
+      listener(
+        this.listen.has(taskId)
+          ? this.absorb(taskId, notification.params)
+          : normaliseTask(notification.params, { expectedTaskId: taskId, era: ERA }),
+        notification,
+      );
     });
   }
 
@@ -201,7 +222,10 @@ export class TasksApi2026 {
    */
   private offerInput(taskId: string, requests: Record<string, unknown>): Warning | undefined {
     let keys = this.asked.get(taskId);
-    if (!keys) this.asked.set(taskId, (keys = new Map()));
+    if (!keys) {
+      this.asked.set(taskId, (keys = new Map()));
+      if (this.asked.size > MAX_KEPT_RESULTS) this.asked.delete(this.asked.keys().next().value as string);
+    }
     for (const [key, controller] of keys) if (!(key in requests)) controller.abort();
     let lost: Warning | undefined;
     for (const key of Object.keys(requests)) {
@@ -231,15 +255,12 @@ export class TasksApi2026 {
           controller.signal,
         )
         .then(
+          // A person's decline of an elicitation is a result like any other ({action: 'decline'}).
           (answer) => this.answer(taskId, key, controller, bare(answer)),
           (refusal: unknown) => {
-            // A declined elicitation is a result in its own right; other refusals have no form in 2026-07-28.
-            if (
-              !controller.signal.aborted &&
-              request.method === 'elicitation/create' &&
-              !isWithdrawn(refusal)
-            )
-              this.answer(taskId, key, controller, { action: 'decline' });
+            // A person who rejected a sampling request: 2026-07-28 has no way to say so; the key is not asked
+            // again. Anything else (the inbox full, the connection gone) was no answer: ask on a later poll.
+            if ((refusal as { code?: unknown }).code !== USER_REJECTED_CODE) keys.delete(key);
           },
         );
     }
@@ -253,9 +274,11 @@ export class TasksApi2026 {
     response: Record<string, unknown>,
   ) {
     if (controller.signal.aborted) return;
-    void this.session
-      .request('tasks/update', { taskId, inputResponses: { [key]: response } })
-      .catch(() => undefined);
+    this.session.request('tasks/update', { taskId, inputResponses: { [key]: response } }).then(
+      () => this.answered.set(`${taskId}/${key}`, 0),
+      // Not taken (a deadline, a refusal of the answer): the question comes back on a later poll.
+      () => this.asked.get(taskId)?.delete(key),
+    );
   }
 
   private withdrawInput(taskId: string): void {
@@ -264,5 +287,3 @@ export class TasksApi2026 {
     for (const controller of keys.values()) controller.abort();
   }
 }
-
-const isWithdrawn = (error: unknown) => error instanceof Error && /cancelled|closed/.test(error.message);

@@ -83,4 +83,6 @@ export interface ServerTaskSupport {
   toolCall: boolean;
   /** Which generation the receiver speaks with us; absent means 2025-11-25. */
   era?: Era;
+  /** On 2025-11-25: no tasks here, but the 2026-07-28 tasks extension is declared (a dual-era receiver). */
+  onlyIn2026?: boolean;
 }

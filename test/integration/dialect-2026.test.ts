@@ -98,6 +98,19 @@ describe('the 2026-07-28 dialect', () => {
     ]);
   }, 20_000);
 
+  it('a plain call declares no tasks extension: a task-only tool is refused with -32021, explained; an optional one answers inline', async () => {
+    const { e } = await connected();
+    const { tools } = await e.bridge.request({ type: 'listTools' });
+    const slow = tools.find((t) => t.name === 'slow_job') as ToolInfo;
+    const refused = await e.bridge.request({ type: 'callPlain', tool: slow, args: { durationMs: 100 } });
+    expect(refused.ok).toBe(false);
+    expect(!refused.ok && refused.error.message).toMatch(/-32021.*only as a task/);
+    const summarise = tools.find((t) => t.name === 'summarise') as ToolInfo;
+    const inline = await e.bridge.request({ type: 'callPlain', tool: summarise, args: {} });
+    expect(inline.ok).toBe(true);
+    expect(e.tasks.getState().order).toHaveLength(0);
+  }, 15_000);
+
   it('cancel is acknowledged, said to leave the receiver free to go on, and the task shown as it stands', async () => {
     const { e } = await connected();
     const { taskId } = await run(e, 'slow_job', { durationMs: 20_000, steps: 2, pollIntervalMs: 500 });
