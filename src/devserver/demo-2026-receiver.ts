@@ -36,6 +36,11 @@ export interface DemoReceiver2026Options {
   maxTasks?: number;
   /** SSE keep-alive comments on subscriptions/listen and the SDK's streams. */
   keepAliveMs?: number;
+  /**
+   * Off: subscriptions/listen is left to server 2.4's own router, which ignores task ids (it acknowledges
+   * none and closes), as a stock 2.4 receiver does; clients must poll.
+   */
+  pushes?: boolean;
   /** Out-of-band errors from the SDK handler; by default only unexpected ones are logged. */
   onError?: (error: Error) => void;
 }
@@ -125,6 +130,7 @@ export function createDemoReceiver2026(options: DemoReceiver2026Options = {}): D
     const taskOnlyCall = request.method === 'tools/call' && TASK_ONLY_TOOLS.has(String(request.params.name));
     const filter = request.params.notifications;
     const listenForTasks =
+      options.pushes !== false &&
       request.method === 'subscriptions/listen' &&
       typeof filter === 'object' &&
       filter !== null &&

@@ -21,7 +21,7 @@ export interface RunningReceiver2026 {
 export async function startDemoReceiver2026(
   options: { port?: number; cors?: boolean; dual?: boolean } & Pick<
     DemoReceiver2026Options,
-    'keepAliveMs' | 'maxTasks'
+    'keepAliveMs' | 'maxTasks' | 'pushes'
   > = {},
 ): Promise<RunningReceiver2026> {
   const app = express();
@@ -30,6 +30,7 @@ export async function startDemoReceiver2026(
     legacy: options.dual ? 'stateless' : 'reject',
     keepAliveMs: options.keepAliveMs,
     maxTasks: options.maxTasks,
+    pushes: options.pushes,
   });
   app.use('/mcp', receiver.router);
   const listening = await listenOnLoopback(app, options.port ?? 0);

@@ -12,8 +12,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function connected(options: { dual?: boolean; era?: 'auto' | '2025-11-25' | '2026-07-28' } = {}) {
-  const receiver = await startDemoReceiver2026({ dual: options.dual });
+async function connected(
+  options: { dual?: boolean; pushes?: boolean; era?: 'auto' | '2025-11-25' | '2026-07-28' } = {},
+) {
+  const receiver = await startDemoReceiver2026({ dual: options.dual, pushes: options.pushes });
   cleanups.push(() => receiver.close());
   const e = engineOverChannel({ history: async () => null });
   cleanups.push(() => e.close());
@@ -131,6 +133,20 @@ describe('the 2026-07-28 dialect', () => {
     // Done in 1.5 s by pushes, while the interval asked for 5 s: at most the first poll went out.
     expect(task.pollCount).toBeLessThanOrEqual(1);
     expect(methods(e).some((t) => t.method === 'subscriptions/listen')).toBe(true);
+  }, 20_000);
+
+  it("a receiver whose listen honours no task ids (server 2.4's own router): said once, and polling alone carries the task", async () => {
+    const { e } = await connected({ pushes: false });
+    const { taskId } = await run(e, 'slow_job', { durationMs: 4000, steps: 2, pollIntervalMs: 200 });
+    const { taskId: second } = await run(e, 'slow_job', { durationMs: 4000, steps: 2, pollIntervalMs: 200 });
+    // Once may be ids it no longer has; the second stream that honours none is said, and no more are opened.
+    await waitFor(
+      () => e.batches.some((b) => /pushes no task updates/.test(b.connection?.streamNote ?? '')),
+      8000,
+    );
+    await waitFor(() => e.tasks.getState().tasks.get(second)?.result.state === 'fetched', 10_000);
+    await waitFor(() => e.tasks.getState().tasks.get(taskId)?.result.state === 'fetched', 5000);
+    expect(e.tasks.getState().tasks.get(second)?.notificationCount).toBe(0);
   }, 20_000);
 
   it('a dual-era receiver is spoken to in 2026-07-28 (where its tasks are); forced to 2025-11-25 its tools say no task', async () => {
