@@ -183,7 +183,10 @@ export class EngineHost {
       case 'callPlain':
         if (!conn) return notConnected();
         try {
-          return { ok: true, answer: await conn.api.callTool(command.tool, command.args) };
+          const answer = await conn.tracker.duringPlainCall(() =>
+            conn.api.callTool(command.tool, command.args),
+          );
+          return { ok: true, answer };
         } catch (error) {
           return { ok: false, error: classifyError(error, { method: 'tools/call' }) };
         }

@@ -1,6 +1,6 @@
 import { cutText, isObject } from './json';
 import { RELATED_TASK_META } from './rules';
-import type { Notification } from './session';
+import { isTaskProgressToken, type Notification } from './session';
 
 /** What a receiver says about a task besides its status: progress on its token, or a log line naming it. */
 export type TaskActivity =
@@ -10,16 +10,37 @@ export type TaskActivity =
 /** Tokens bound to task ids, at most this many (the oldest go); a receiver cannot grow it. */
 const MAX_TOKENS = 5000;
 
+/** Reports for tokens not yet bound (the create answer is still on its way), held this many at most. */
+const MAX_EARLY_TOKENS = 100;
+const MAX_EARLY_PER_TOKEN = 20;
+
 export class ProgressTokens {
   private readonly byToken = new Map<string, string>();
+  /** Progress on one of our tokens before its task id was known: a receiver reports as it starts. */
+  private readonly early = new Map<string, TaskActivity[]>();
 
-  bind(token: string, taskId: string): void {
+  /** Binds a token to its task; returns what was reported on it before. */
+  bind(token: string, taskId: string): TaskActivity[] {
     this.byToken.set(token, taskId);
     if (this.byToken.size > MAX_TOKENS) this.byToken.delete(this.byToken.keys().next().value as string);
+    const early = this.early.get(token) ?? [];
+    this.early.delete(token);
+    return early;
   }
 
   taskOf(token: unknown): string | undefined {
     return typeof token === 'string' ? this.byToken.get(token) : undefined;
+  }
+
+  /** Holds a report on a token of ours that is not bound yet. */
+  hold(token: string, activity: TaskActivity): void {
+    let list = this.early.get(token);
+    if (!list) {
+      this.early.set(token, (list = []));
+      if (this.early.size > MAX_EARLY_TOKENS) this.early.delete(this.early.keys().next().value as string);
+    }
+    list.push(activity);
+    if (list.length > MAX_EARLY_PER_TOKEN) list.shift();
   }
 }
 
@@ -32,18 +53,20 @@ export function readActivity(
 ): { taskId: string; activity: TaskActivity } | undefined {
   const params = notification.params ?? {};
   if (notification.method === 'notifications/progress') {
-    const taskId = tokens.taskOf(params.progressToken);
     const progress = num(params.progress);
-    if (!taskId || progress === undefined) return undefined;
-    return {
-      taskId,
-      activity: {
-        kind: 'progress',
-        progress,
-        total: num(params.total),
-        message: typeof params.message === 'string' ? cutText(params.message, 500) : undefined,
-      },
+    if (progress === undefined) return undefined;
+    const activity: TaskActivity = {
+      kind: 'progress',
+      progress,
+      total: num(params.total),
+      message: typeof params.message === 'string' ? cutText(params.message, 500) : undefined,
     };
+    const taskId = tokens.taskOf(params.progressToken);
+    if (!taskId) {
+      if (isTaskProgressToken(params.progressToken)) tokens.hold(params.progressToken, activity);
+      return undefined;
+    }
+    return { taskId, activity };
   }
   if (notification.method === 'notifications/message') {
     const meta = isObject(params._meta) ? params._meta : {};

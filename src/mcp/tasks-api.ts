@@ -30,6 +30,7 @@ export interface CreateTaskOptions {
 export class TasksApi {
   private progressSeq = 0;
   private readonly progress = new ProgressTokens();
+  private readonly activityListeners = new Set<(taskId: string, activity: TaskActivity) => void>();
 
   constructor(private readonly session: SessionLike) {}
 
@@ -66,16 +67,26 @@ export class TasksApi {
       _meta: { progressToken },
     });
     const created = normaliseTask(raw);
-    if (created.value) this.progress.bind(progressToken, created.value.taskId);
+    if (created.value) {
+      const taskId = created.value.taskId;
+      // What the receiver reported before its answer came is the task's too.
+      for (const activity of this.progress.bind(progressToken, taskId))
+        for (const listener of this.activityListeners) listener(taskId, activity);
+    }
     return created;
   }
 
   /** Progress and log lines tied to a task: its progress token, or the related-task _meta of a log message. */
   onTaskActivity(listener: (taskId: string, activity: TaskActivity) => void): () => void {
-    return this.session.onNotification((notification) => {
+    this.activityListeners.add(listener);
+    const stop = this.session.onNotification((notification) => {
       const activity = readActivity(notification, this.progress);
       if (activity) listener(activity.taskId, activity.activity);
     });
+    return () => {
+      this.activityListeners.delete(listener);
+      stop();
+    };
   }
 
   /**

@@ -7,6 +7,8 @@ type Update = Normalised<TaskSnapshot | null>;
 export interface PushIntakeDeps {
   clock: Clock;
   isTracked: (taskId: string) => boolean;
+  /** True while pushes for unknown tasks are not to be followed (a plain call is out). */
+  ignoreUnknown?: () => boolean;
   /** Start following a task a push named (with the push as its first answer, when there is one). */
   track: (taskId: string, update?: Update) => void;
   /** Merge a push into a followed task. */
@@ -36,6 +38,7 @@ export class PushIntake {
     const { clock } = this.deps;
     const now = clock.now();
     if (!this.deps.isTracked(taskId)) {
+      if (this.deps.ignoreUnknown?.()) return;
       while ((this.autoTracked[0] ?? Infinity) <= now - 60_000) this.autoTracked.shift();
       if (this.autoTracked.length >= AUTO_TRACK_PER_MINUTE) {
         if (!this.seenUntracked.has(taskId) && this.seenUntracked.size < MAX_SEEN_UNTRACKED) {

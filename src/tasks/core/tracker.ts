@@ -52,6 +52,11 @@ export interface RestoredTask {
 
 /** Progress reports closer together than this update the bar but add no timeline entry. */
 const PROGRESS_ENTRY_GAP_MS = 100;
+/** Activity for tasks not known yet, held for this many tasks and this many reports each at most. */
+const MAX_EARLY_TASKS = 200;
+const MAX_EARLY_PER_TASK = 20;
+/** After a plain call answers, pushes for unknown tasks are still not followed for this long. */
+const PLAIN_CALL_QUIET_MS = 2000;
 
 export interface TrackOptions {
   origin: TrackedTask['origin'];
@@ -89,6 +94,9 @@ export class TaskTracker {
   private readonly pushes: PushIntake;
   private readonly openResultForInput: () => boolean;
   private readonly sessionId: () => string | undefined;
+  private readonly earlyActivity = new Map<string, TaskActivity[]>();
+  private plainCalls = 0;
+  private plainQuietUntil = 0;
 
   constructor(deps: TrackerDeps) {
     this.sessionId = deps.sessionId ?? (() => undefined);
@@ -122,6 +130,7 @@ export class TaskTracker {
     this.pushes = new PushIntake({
       clock: this.clock,
       isTracked: (taskId) => this.poller.has(taskId),
+      ignoreUnknown: () => this.plainCalls > 0 || this.clock.now() < this.plainQuietUntil,
       track: (taskId, update) =>
         this.track(taskId, { origin: 'notification', initial: update, source: 'notification' }),
       observe: (taskId, update) => this.observe(taskId, update, { source: 'notification' }),
@@ -208,6 +217,11 @@ export class TaskTracker {
       state.order.push(taskId);
       return { version: state.version + 1 };
     });
+    const early = this.earlyActivity.get(taskId);
+    if (early) {
+      this.earlyActivity.delete(taskId);
+      for (const activity of early) this.activity(taskId, activity);
+    }
     if (options.initial?.value) {
       this.observe(taskId, options.initial, { source: options.source ?? 'create', sentAt: options.sentAt });
       this.poller.schedule(taskId);
@@ -256,7 +270,12 @@ export class TaskTracker {
    * cannot push the task's observations out of its history.
    */
   private activity(taskId: string, activity: TaskActivity): void {
-    if (this.disposed || !this.poller.has(taskId)) return;
+    if (this.disposed) return;
+    if (!this.poller.has(taskId)) {
+      // A log line naming a task usually comes before the create answer that makes it known: hold it.
+      this.holdActivity(taskId, activity);
+      return;
+    }
     const at = this.clock.now();
     updateTask(this.store, taskId, (task) => {
       if (activity.kind === 'log') return appendEntry(task, { ...activity, at });
@@ -268,6 +287,32 @@ export class TaskTracker {
           : {};
       return { ...entry, progress: { ...progress, at } };
     });
+  }
+
+  private holdActivity(taskId: string, activity: TaskActivity): void {
+    let list = this.earlyActivity.get(taskId);
+    if (!list) {
+      this.earlyActivity.set(taskId, (list = []));
+      if (this.earlyActivity.size > MAX_EARLY_TASKS)
+        this.earlyActivity.delete(this.earlyActivity.keys().next().value as string);
+    }
+    list.push(activity);
+    if (list.length > MAX_EARLY_PER_TASK) list.shift();
+  }
+
+  /**
+   * A plain tools/call: a receiver may run it as a task of its own (SDK 1.x's automatic task polling) and
+   * push that task's status; while the call is out (and a moment after), a push for an unknown task is not
+   * followed, so a plain call never adds a nameless task to the list.
+   */
+  async duringPlainCall<T>(call: () => Promise<T>): Promise<T> {
+    this.plainCalls++;
+    try {
+      return await call();
+    } finally {
+      this.plainCalls--;
+      this.plainQuietUntil = this.clock.now() + PLAIN_CALL_QUIET_MS;
+    }
   }
 
   /** Records on the task's timeline that the receiver asked a person something, and what became of it. */
