@@ -1,6 +1,9 @@
 import type { ClassifiedError, Normalised, TaskResultSnapshot, ToolInfo } from '../mcp';
 import { getEngine } from '../engine/bridge';
 import { useSelection } from '../state/selection';
+import { useConnection } from '../state/connection';
+import type { TaskCall } from './core/store';
+import { draftFromCall } from './store';
 
 export type RunOutcome =
   | { ok: true; taskId: string }
@@ -68,4 +71,10 @@ export function callToolPlain(tool: ToolInfo, args: Record<string, unknown>): Pr
 /** Follows a task from another session's history in this one: asked at once whether the receiver knows it here. */
 export function followTask(taskId: string): void {
   void getEngine().request({ type: 'follow', taskId });
+}
+
+/** Opens the run form of the task's tool, filled with the call that created the task. */
+export function runAgain(taskId: string, call: TaskCall): void {
+  draftFromCall(useConnection.getState().url, taskId, call);
+  useSelection.getState().select({ kind: 'tool', name: call.tool });
 }

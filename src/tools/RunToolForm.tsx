@@ -1,5 +1,5 @@
-import { useMemo, useState, type FormEvent } from 'react';
-import { PhoneCall, Play } from 'lucide-react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { PhoneCall, Play, RotateCcw } from 'lucide-react';
 import { Button } from '../ui/Button';
 import { ErrorNote } from '../ui/Panel';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
@@ -13,6 +13,9 @@ import type { Normalised, TaskResultSnapshot } from '../mcp';
 import { buildValues, fieldsFromSchema, initialValues, type FormValues } from '../ui/schema-form';
 import { SchemaFields, inputClass } from '../ui/SchemaFields';
 import { TaskSupportBadge } from './TaskSupportBadge';
+import { useConnection } from '../state/connection';
+import { draftKey, saveRunDraft, useRunDrafts } from '../tasks/store';
+import { valuesFromArgs } from '../tasks/views/call-args';
 
 type PlainCall =
   | { state: 'idle' }
@@ -22,8 +25,23 @@ type PlainCall =
 
 export function RunToolForm({ tool, support }: { tool: ToolInfo; support: ServerTaskSupport }) {
   const fields = useMemo(() => fieldsFromSchema(tool.inputSchema), [tool.inputSchema]);
-  const [values, setValues] = useState<FormValues>(() => initialValues(fields));
-  const [ttl, setTtl] = useState('');
+  const key = draftKey(
+    useConnection((s) => s.url),
+    tool.name,
+  );
+  // Read once, when the form opens: the draft is where it left off, or a call "Run again" put there.
+  const [opened] = useState(() => {
+    const draft = useRunDrafts.getState().drafts[key];
+    const filled = draft?.call ? valuesFromArgs(fields, draft.call.args) : undefined;
+    return {
+      values: { ...initialValues(fields), ...(filled?.values ?? draft?.values) },
+      ttl: draft?.ttl ?? '',
+      runAgain: draft?.call ? { fromTaskId: draft.call.fromTaskId, left: filled?.left ?? [] } : undefined,
+    };
+  });
+  const [values, setValues] = useState<FormValues>(opened.values);
+  const [ttl, setTtl] = useState(opened.ttl);
+  useEffect(() => saveRunDraft(key, { values, ttl }), [key, values, ttl]);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [runError, setRunError] = useState<ClassifiedError | null>(null);
   const [running, setRunning] = useState(0);
@@ -33,11 +51,13 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
     useShallow((s) => s.items.filter((i) => i.state === 'pending' && !i.relatedTaskId)),
   );
   const refusal = whyNotTask(tool, support);
+  // A ttl kept in a draft from another generation or capability must not ride along unseen.
+  const ttlShown = refusal === null && support.era !== '2026-07-28';
 
   /** The arguments if the form is valid; otherwise the errors are shown and nothing is sent. */
   const readForm = (withTtl: boolean): { args: Record<string, unknown>; ttlMs?: number } | null => {
     const built = buildValues(fields, values);
-    const ttlMs = !withTtl || ttl.trim() === '' ? undefined : Number(ttl);
+    const ttlMs = !withTtl || !ttlShown || ttl.trim() === '' ? undefined : Number(ttl);
     if (ttlMs !== undefined && (!Number.isInteger(ttlMs) || ttlMs <= 0))
       built.errors.__ttl = 'a whole number of ms';
     setErrors(built.errors);
@@ -80,6 +100,20 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
         {tool.description && (
           <p className="text-sm whitespace-pre-wrap text-slate-600 dark:text-slate-300">{tool.description}</p>
         )}
+        {opened.runAgain && (
+          <p
+            className="flex flex-wrap items-center gap-1 rounded bg-sky-50 px-3 py-2 text-sm text-sky-900 dark:bg-sky-950/40 dark:text-sky-200"
+            data-testid="run-again-note"
+          >
+            <RotateCcw size={14} aria-hidden /> Filled with the call that created task{' '}
+            <span className="font-mono text-xs">{opened.runAgain.fromTaskId}</span>.
+            {opened.runAgain.left.length > 0 && (
+              <span className="text-amber-800 dark:text-amber-300">
+                Left out, as this form has no field for them: {opened.runAgain.left.join(', ')}.
+              </span>
+            )}
+          </p>
+        )}
         {fields.length === 0 && <p className="text-sm text-slate-500">This tool takes no arguments.</p>}
         <SchemaFields
           fields={fields}
@@ -88,7 +122,7 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
           idPrefix="arg"
           onChange={(name, v) => setValues((all) => ({ ...all, [name]: v }))}
         />
-        {support.era === '2026-07-28' ? (
+        {refusal !== null ? null : support.era === '2026-07-28' ? (
           <p className="text-xs text-slate-500" data-testid="no-ttl-2026">
             2026-07-28: the receiver chooses whether this call becomes a task, and for how long it is kept.
           </p>
@@ -111,8 +145,14 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
             {errors.__ttl && <p className="text-xs text-red-600">{errors.__ttl}</p>}
           </div>
         )}
-        <div className="flex items-center gap-3">
-          <Button type="submit" variant="primary" disabled={refusal !== null} title={refusal ?? undefined}>
+        <div className="flex flex-wrap items-center gap-3">
+          <Button
+            type="submit"
+            variant="primary"
+            disabled={refusal !== null}
+            title={refusal ?? undefined}
+            className="shrink-0 whitespace-nowrap"
+          >
             <Play size={14} /> Run as task
           </Button>
           {running > 0 && (
@@ -125,11 +165,16 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
               onClick={() => void callPlain()}
               disabled={plain.state === 'calling'}
               title="tools/call without a task: the answer comes inline"
+              className="shrink-0 whitespace-nowrap"
             >
               <PhoneCall size={14} /> {plain.state === 'calling' ? 'Calling…' : 'Call without task'}
             </Button>
           )}
-          {refusal && <span className="text-xs text-slate-500">{refusal}</span>}
+          {refusal && (
+            <span className="min-w-48 flex-1 text-xs text-slate-500" data-testid="no-task-reason">
+              {refusal}
+            </span>
+          )}
         </div>
       </form>
       {/* Outside the form above: these cards are forms of their own, and forms must not nest. */}

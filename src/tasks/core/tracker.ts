@@ -29,7 +29,7 @@ import {
 import { CLOCK_OUTLIER_MS, ClockOffsetEstimator, mergeSnapshot } from './merge';
 import { unlimitedScheduler } from './request-scheduler';
 import { DEFAULT_POLL_INTERVAL_MS } from './interval';
-import { formatMs } from './ttl';
+import { formatClock, formatMs } from './ttl';
 import { MAX_POLLED_TASKS } from './limits';
 import { PushIntake } from './push-intake';
 import {
@@ -472,7 +472,7 @@ export class TaskTracker {
               kind: 'session',
               at,
               phase: 'ended',
-              detail: `Session ${shortId(task.sessionId)} ended at ${new Date(at).toLocaleTimeString()}.`,
+              detail: `Session ${shortId(task.sessionId)} ended at ${formatClock(at)}.`,
             }),
             sessionEndedAt: at,
             nextPollInMs: null,

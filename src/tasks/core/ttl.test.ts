@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateClockOffset, formatDuration, formatMs, ttlPhase } from './ttl';
+import { estimateClockOffset, formatDuration, formatMs, localTaskTimes, ttlPhase } from './ttl';
 
 const created = Date.parse('2026-11-30T10:00:00.000Z');
 
@@ -48,5 +48,20 @@ describe('formatting', () => {
     expect(formatMs(1500)).toBe('1.5 s');
     expect(formatMs(12_000)).toBe('12 s');
     expect(formatMs(120_000)).toBe('2 min');
+  });
+});
+
+describe('localTaskTimes', () => {
+  it('puts createdAt and the TTL deadline on the local clock, corrected like the countdown', () => {
+    // The receiver runs 5 s ahead.
+    expect(localTaskTimes({ createdAtMs: created + 5000, ttl: 10_000 }, 5000)).toEqual({
+      createdAt: created,
+      ttlDeadline: created + 10_000,
+    });
+  });
+  it('has no deadline for no expiry or an absurd ttl, and nothing without createdAt', () => {
+    expect(localTaskTimes({ createdAtMs: created, ttl: null }, 0)).toEqual({ createdAt: created });
+    expect(localTaskTimes({ createdAtMs: created, ttl: 1e300 }, 0)).toEqual({ createdAt: created });
+    expect(localTaskTimes({ createdAtMs: undefined, ttl: 1000 }, 0)).toEqual({});
   });
 });

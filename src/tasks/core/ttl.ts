@@ -51,6 +51,25 @@ export function ttlPhase(
     : { kind: 'expired', expiresAtLocal };
 }
 
+/**
+ * The task's createdAt and TTL deadline on the local clock (the receiver's corrected by `offsetMs`, as the
+ * countdown does), for drawing them beside what was observed locally. A ttl of no expiry, or one so long it
+ * is no deadline, has none.
+ */
+export function localTaskTimes(
+  snapshot: Pick<TaskSnapshot, 'createdAtMs' | 'ttl'> | undefined,
+  offsetMs: number,
+): { createdAt?: number; ttlDeadline?: number } {
+  const created = snapshot?.createdAtMs;
+  if (created === undefined || !Number.isFinite(created)) return {};
+  const ttl = snapshot?.ttl;
+  const deadline =
+    typeof ttl === 'number' && ttl >= 0 && ttl < EFFECTIVELY_FOREVER_MS
+      ? created + ttl - offsetMs
+      : undefined;
+  return { createdAt: created - offsetMs, ...(deadline !== undefined ? { ttlDeadline: deadline } : {}) };
+}
+
 const DAY_MS = 86_400_000;
 const YEAR_MS = 365.25 * DAY_MS;
 /** A ttl or interval beyond this is no deadline a person could wait for: shown as "effectively never". */

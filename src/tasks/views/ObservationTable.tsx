@@ -2,15 +2,33 @@ import { useMemo, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { describeSources } from '../core/timeline-model';
 import type { TimelineEntry, TrackedTask } from '../core/store';
+import { formatClock, formatMs } from '../core/ttl';
 
-const time = (ms: number) =>
-  new Date(ms).toLocaleTimeString(undefined, {
-    hour12: false,
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    fractionalSecondDigits: 3,
-  });
+const time = (ms: number) => formatClock(ms, { millis: true });
+
+/** The receiver's lastUpdatedAt in the page's one time format (its own clock), the raw text on hover. */
+function ServerTime({ raw }: { raw: string | undefined }) {
+  if (raw === undefined) return <>—</>;
+  const ms = Date.parse(raw);
+  return <span title={raw}>{Number.isFinite(ms) ? formatClock(ms, { millis: true }) : raw}</span>;
+}
+
+function statusCell(entry: TimelineEntry): string {
+  switch (entry.kind) {
+    case 'observation':
+      return entry.status ?? '(ignored)';
+    case 'result':
+      return entry.outcome;
+    case 'input':
+      return `input ${entry.phase}`;
+    case 'progress':
+      return entry.total !== undefined ? `${entry.progress}/${entry.total}` : String(entry.progress);
+    case 'log':
+      return '';
+    default:
+      return entry.kind;
+  }
+}
 
 type Row = { entry: TimelineEntry; source: string; changed: boolean };
 
@@ -64,6 +82,12 @@ export function ObservationTable({ task }: { task: TrackedTask }) {
             <th className="px-2 py-1 font-medium">server lastUpdatedAt</th>
             <th className="px-2 py-1 font-medium">source</th>
             <th className="px-2 py-1 font-medium">status</th>
+            <th
+              className="px-2 py-1 text-right font-medium"
+              title="The pollInterval the receiver asked for in this answer"
+            >
+              pollInterval
+            </th>
             <th className="px-2 py-1 font-medium">statusMessage / detail</th>
             <th className="px-2 py-1 text-right font-medium">latency</th>
           </tr>
@@ -71,7 +95,7 @@ export function ObservationTable({ task }: { task: TrackedTask }) {
         <tbody className="font-mono">
           {padTop > 0 && (
             <tr aria-hidden style={{ height: padTop }}>
-              <td colSpan={6} />
+              <td colSpan={7} />
             </tr>
           )}
           {items.map((item) => {
@@ -83,25 +107,35 @@ export function ObservationTable({ task }: { task: TrackedTask }) {
                 key={item.key}
                 data-index={item.index}
                 ref={virtualizer.measureElement}
+                data-kind={entry.kind}
                 className="border-t border-slate-100 align-top dark:border-slate-900"
               >
                 <td className="px-2 py-1 whitespace-nowrap text-slate-500">{time(entry.at)}</td>
                 <td className="px-2 py-1 whitespace-nowrap text-slate-500">
-                  {entry.kind === 'observation' ? (entry.lastUpdatedAt ?? '—') : ''}
+                  {entry.kind === 'observation' ? <ServerTime raw={entry.lastUpdatedAt} /> : ''}
                 </td>
-                <td className="px-2 py-1 whitespace-nowrap">{source}</td>
-                <td className="px-2 py-1 whitespace-nowrap">
-                  {entry.kind === 'observation'
-                    ? (entry.status ?? '(ignored)')
-                    : entry.kind === 'result'
-                      ? entry.outcome
-                      : entry.kind === 'input'
-                        ? `input ${entry.phase}`
-                        : entry.kind}
+                <td className="px-2 py-1 whitespace-nowrap" data-testid="obs-source">
+                  {source}
+                </td>
+                <td className="px-2 py-1 whitespace-nowrap">{statusCell(entry)}</td>
+                <td
+                  className="px-2 py-1 text-right whitespace-nowrap text-slate-500"
+                  data-testid="obs-poll-interval"
+                >
+                  {entry.kind === 'observation' && entry.pollInterval !== undefined
+                    ? formatMs(entry.pollInterval)
+                    : ''}
                 </td>
                 <td className="px-2 py-1 break-words whitespace-pre-wrap">
                   {entry.kind === 'observation' && (changed ? entry.statusMessage : '')}
                   {entry.kind === 'input' && entry.detail}
+                  {entry.kind === 'progress' && entry.message}
+                  {entry.kind === 'log' && (
+                    <>
+                      {entry.logger && <span className="text-slate-500">{entry.logger}: </span>}
+                      {entry.text}
+                    </>
+                  )}
                   {(entry.kind === 'error' ||
                     entry.kind === 'purged' ||
                     (entry.kind === 'result' && entry.error)) && (
@@ -130,7 +164,7 @@ export function ObservationTable({ task }: { task: TrackedTask }) {
           })}
           {padBottom > 0 && (
             <tr aria-hidden style={{ height: padBottom }}>
-              <td colSpan={6} />
+              <td colSpan={7} />
             </tr>
           )}
         </tbody>

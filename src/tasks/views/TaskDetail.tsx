@@ -1,19 +1,23 @@
 import { useState } from 'react';
-import { Ban, Copy, Eye, RefreshCw } from 'lucide-react';
+import { Ban, Eye, RefreshCw, RotateCcw } from 'lucide-react';
 import { Button } from '../../ui/Button';
+import { CopyButton } from '../../ui/CopyButton';
 import { EmptyState, ErrorNote } from '../../ui/Panel';
 import { ErrorBoundary } from '../../ui/ErrorBoundary';
-import { isTerminal, type ClassifiedError } from '../../mcp';
+import { isTerminal, type ClassifiedError, type TaskSnapshot } from '../../mcp';
 import { useTaskResult, useTaskSnapshot } from '../hooks';
 import { useTasks } from '../store';
-import { cancelTask, followTask, pollNow, refetchResult, stopResult } from '../actions';
+import { cancelTask, followTask, pollNow, refetchResult, runAgain, stopResult } from '../actions';
 import type { TrackedTask } from '../core/store';
 import { StatusBadge } from './StatusBadge';
 import { Timeline } from './Timeline';
 import { TtlCountdown } from './TtlCountdown';
 import { ResultView } from '../../results/ResultView';
 import { ObservationTable } from './ObservationTable';
-import { formatMs } from '../core/ttl';
+import { formatClock, formatMs } from '../core/ttl';
+import { ProgressBar } from './ProgressBar';
+import { TaskTime } from './TaskTime';
+import { compactJson } from './call-args';
 import { useConnection } from '../../state/connection';
 import { useShallow } from 'zustand/react/shallow';
 import { pendingFor, useInbox } from '../../inbox/store';
@@ -24,20 +28,123 @@ function Stat({
   value,
   testId,
   title,
+  wide = false,
 }: {
   label: string;
   value: React.ReactNode;
   testId?: string;
   title?: string;
+  /** Two columns, and the text wraps instead of being cut: for a sentence, not a figure. */
+  wide?: boolean;
 }) {
   return (
-    <div className="min-w-0" title={title}>
+    <div className={`min-w-0 ${wide ? 'col-span-2' : ''}`} title={title}>
       <dt className="text-[11px] text-slate-500 uppercase">{label}</dt>
-      <dd className="truncate text-sm tabular-nums" data-testid={testId}>
+      <dd className={`text-sm tabular-nums ${wide ? 'break-words' : 'truncate'}`} data-testid={testId}>
         {value}
       </dd>
     </div>
   );
+}
+
+const endedText = { completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' } as const;
+
+/**
+ * The headline: the statusMessage while the task runs; once it ended, the ending, with the last
+ * statusMessage under it, labelled, so "Step 4/4" never reads as where a completed task stands.
+ */
+function Headline({ task, snapshot }: { task: TrackedTask; snapshot: TaskSnapshot | undefined }) {
+  const message = snapshot?.statusMessage;
+  const status = task.status;
+  if (status === 'completed' || status === 'failed' || status === 'cancelled')
+    return (
+      <div className="rounded bg-slate-50 px-3 py-2 dark:bg-slate-900">
+        <p
+          className="flex flex-wrap items-baseline gap-x-2 text-sm font-semibold"
+          data-testid="status-headline"
+        >
+          {endedText[status]}
+          <TaskTime task={task} className="text-xs font-normal text-slate-500" />
+        </p>
+        {message && (
+          <p className="mt-1 text-sm">
+            <span className="text-xs text-slate-500">last statusMessage: </span>
+            <span className="whitespace-pre-wrap" data-testid="status-message">
+              {message}
+            </span>
+          </p>
+        )}
+      </div>
+    );
+  if (!message) return null;
+  return (
+    <p
+      className="rounded bg-slate-50 px-3 py-2 text-sm whitespace-pre-wrap dark:bg-slate-900"
+      data-testid="status-message"
+    >
+      {message}
+    </p>
+  );
+}
+
+/** The call that created the task here: its tool, arguments and requested ttl, and "Run again". */
+function CallSummary({ task }: { task: TrackedTask }) {
+  const connected = useConnection((s) => s.status === 'connected');
+  const call = task.call;
+  if (!call) return null;
+  const args = compactJson(call.args);
+  return (
+    <section aria-label="The call" className="space-y-1" data-testid="task-call">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+        <h2 className="text-xs font-semibold tracking-wide text-slate-500 uppercase">Call</h2>
+        <span className="font-mono text-sm" data-testid="call-tool">
+          {call.tool}
+        </span>
+        <span className="text-xs text-slate-500" data-testid="call-ttl">
+          {call.ttl === undefined
+            ? 'no ttl asked for (the receiver chose)'
+            : `ttl asked for: ${formatMs(call.ttl)} (${call.ttl.toLocaleString()} ms)`}
+        </span>
+        <Button
+          className="ml-auto"
+          disabled={!connected}
+          title={
+            connected
+              ? `Open ${call.tool}'s form filled with these arguments${call.ttl !== undefined ? ' and ttl' : ''}`
+              : 'Connect to a receiver first'
+          }
+          onClick={() => runAgain(task.taskId, call)}
+        >
+          <RotateCcw size={14} /> Run again
+        </Button>
+      </div>
+      <pre
+        className="max-h-40 overflow-auto rounded bg-slate-50 px-3 py-2 font-mono text-xs break-all whitespace-pre-wrap dark:bg-slate-900"
+        data-testid="call-args"
+      >
+        {args.text}
+      </pre>
+      {args.cut > 0 && (
+        <p className="text-xs text-slate-500">
+          {args.cut.toLocaleString()} more characters not shown; Run again sends them all.
+        </p>
+      )}
+    </section>
+  );
+}
+
+/**
+ * Said instead of "the result is fetched the moment the task completes" where no result will come:
+ * cancelled tasks have none, and a task gone or out of reach will not bring one.
+ */
+function noResultReason(task: TrackedTask): string | undefined {
+  if (task.status === 'cancelled') return 'No result: a cancelled task has none to fetch.';
+  if (task.lifecycle === 'purged') return 'No result was fetched before the receiver purged this task.';
+  if (task.lifecycle === 'unknown')
+    return 'The receiver does not know this task: there is no result to fetch.';
+  if (task.lifecycle === 'session-ended')
+    return 'No result was fetched before its session ended; the receiver does not know it in this one.';
+  return undefined;
 }
 
 const lifecycleText = {
@@ -88,7 +195,7 @@ function SessionNote({ task }: { task: TrackedTask }) {
       data-testid="session-ended"
     >
       <span>
-        Session {shortSession(task.sessionId)} ended {new Date(task.sessionEndedAt).toLocaleTimeString()}
+        Session {shortSession(task.sessionId)} ended {formatClock(task.sessionEndedAt)}
         {task.lifecycle === 'session-ended'
           ? ': the receiver does not know this task in the current session. What was seen is kept.'
           : '.'}
@@ -109,6 +216,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
   const connected = useConnection((s) => s.status === 'connected');
   const canCancelHere = useConnection((s) => !!s.support?.cancel);
   const waiting = useInbox(useShallow((s) => pendingFor(s.items, taskId)));
+  const clockOffset = useTasks((s) => s.clockOffsetMs);
   const [cancelError, setCancelError] = useState<ClassifiedError | null>(null);
   if (!task) {
     return (
@@ -127,13 +235,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
         <h1 className="font-mono text-sm font-semibold break-all" data-testid="task-id">
           {taskId}
         </h1>
-        <Button
-          variant="ghost"
-          onClick={() => void navigator.clipboard?.writeText(taskId)}
-          title="Copy the task id"
-        >
-          <Copy size={12} />
-        </Button>
+        <CopyButton text={taskId} title="Copy the task id" testId="copy-task-id" />
         {task.tool && <span className="font-mono text-xs text-slate-500">{task.tool}</span>}
         <span className="text-xs text-slate-500">({lifecycleText[task.lifecycle]})</span>
         <div className="ml-auto">
@@ -150,14 +252,19 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           )}
         </div>
       </header>
-      {snapshot?.statusMessage && (
-        <p
-          className="rounded bg-slate-50 px-3 py-2 text-sm whitespace-pre-wrap dark:bg-slate-900"
-          data-testid="status-message"
-        >
-          {snapshot.statusMessage}
-        </p>
+      <Headline task={task} snapshot={snapshot} />
+      {task.progress && (
+        <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+          <ProgressBar
+            progress={task.progress}
+            live={task.lifecycle === 'live' && !isTerminal(task.status)}
+          />
+          <span className="text-[11px] text-slate-500 tabular-nums">
+            reported {formatClock(task.progress.at, { millis: true })}
+          </span>
+        </div>
       )}
+      <CallSummary task={task} />
       {waiting.length > 0 && (
         <section className="space-y-2" aria-label="Waiting for you">
           <h2 className="text-xs font-semibold tracking-wide text-amber-700 uppercase dark:text-amber-400">
@@ -187,8 +294,12 @@ export function TaskDetail({ taskId }: { taskId: string }) {
       {task.lifecycle === 'unknown' && task.lastError && (
         <ErrorNote title="Unknown task">{task.lastError.message}</ErrorNote>
       )}
-      <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-7">
-        <Stat label="TTL" value={<TtlCountdown snapshot={snapshot} purged={task.lifecycle === 'purged'} />} />
+      <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-8">
+        <Stat
+          label="TTL"
+          wide
+          value={<TtlCountdown snapshot={snapshot} purged={task.lifecycle === 'purged'} />}
+        />
         <Stat
           label="pollInterval"
           testId="poll-interval"
@@ -226,8 +337,13 @@ export function TaskDetail({ taskId }: { taskId: string }) {
       </dl>
       {snapshot && snapshot.ttl !== undefined && (
         <p className="text-xs text-slate-500">
-          created {snapshot.createdAt ?? '?'} · ttl {snapshot.ttl === null ? 'none' : formatMs(snapshot.ttl)}{' '}
-          · shape {snapshot.shape}
+          created{' '}
+          <span title={snapshot.createdAt}>
+            {snapshot.createdAtMs !== undefined
+              ? formatClock(snapshot.createdAtMs - clockOffset, { millis: true })
+              : '?'}
+          </span>{' '}
+          · ttl {snapshot.ttl === null ? 'none' : formatMs(snapshot.ttl)} · shape {snapshot.shape}
           {task.entries.some(
             (e) => e.kind === 'observation' && e.ttl !== undefined && e.ttl !== snapshot.ttl,
           ) && (
@@ -244,13 +360,19 @@ export function TaskDetail({ taskId }: { taskId: string }) {
       <section>
         <h2 className="mb-2 text-xs font-semibold tracking-wide text-slate-500 uppercase">Result</h2>
         <ErrorBoundary label="The result" raw={() => result?.value.result}>
-          <ResultView
-            taskId={taskId}
-            answer={result}
-            state={task.result}
-            onAskAgain={() => refetchResult(taskId)}
-            onStop={() => stopResult(taskId)}
-          />
+          {!result && task.result.state === 'none' && noResultReason(task) ? (
+            <p className="text-sm text-slate-500" data-testid="no-result">
+              {noResultReason(task)}
+            </p>
+          ) : (
+            <ResultView
+              taskId={taskId}
+              answer={result}
+              state={task.result}
+              onAskAgain={() => refetchResult(taskId)}
+              onStop={() => stopResult(taskId)}
+            />
+          )}
         </ErrorBoundary>
       </section>
       <section>

@@ -1,6 +1,9 @@
+import type { CSSProperties } from 'react';
 import { useNow } from '../../state/clock';
-import { formatMs } from '../core/ttl';
-import { buildTimeline, type MarkKind } from '../core/timeline-model';
+import { formatClock, formatMs, localTaskTimes } from '../core/ttl';
+import { buildTimeline, type MarkKind, type PollStep } from '../core/timeline-model';
+import { useTaskSnapshot } from '../hooks';
+import { useTasks } from '../store';
 import { statusFill } from './StatusBadge';
 import type { TrackedTask } from '../core/store';
 
@@ -21,6 +24,7 @@ const markLook: Record<MarkKind, { className: string; row: number; label: string
   session: { className: 'h-4 w-0.5 bg-fuchsia-600', row: 0, label: 'session ended / known again' },
   progress: { className: 'h-1.5 w-1.5 rounded-full bg-sky-400', row: 1, label: 'progress' },
   log: { className: 'h-1.5 w-1.5 bg-slate-400', row: 1, label: 'log message' },
+  ttl: { className: 'h-7 w-0 border-l-2 border-dashed border-rose-600', row: 0, label: 'TTL deadline' },
   warning: {
     className: 'h-0 w-0 border-x-[5px] border-b-[8px] border-x-transparent border-b-amber-500',
     row: 1,
@@ -28,31 +32,161 @@ const markLook: Record<MarkKind, { className: string; row: number; label: string
   },
 };
 
-/** The status bar: a segment per status with its duration, a tick per poll, marks for pushes, results, warnings. */
+const LEGEND: readonly MarkKind[] = [
+  'poll',
+  'notification',
+  'result',
+  'progress',
+  'input',
+  'warning',
+  'error',
+];
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+const ENDED_MIN_WIDTH = '4.5rem';
+
+/** Diagonal stripes: time the task existed that nobody saw, never to be read as a status. */
+const hatch: CSSProperties = {
+  backgroundImage: 'repeating-linear-gradient(135deg, rgb(148 163 184 / 0.55) 0 4px, transparent 4px 8px)',
+};
+
+/**
+ * The receiver's pollInterval as a step line under the bar, on a log scale between the smallest and the
+ * largest it asked for, so a change from 250 ms to 2 s reads as a step and not as a line at the floor.
+ */
+function PollStepLine({ steps, x }: { steps: PollStep[]; x: (at: number) => number }) {
+  if (steps.length === 0) return null;
+  const values = steps.map((s) => Math.log(Math.max(1, s.interval)));
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  // Percent from the top: the longest interval highest, as a slower pace reads as "up" on a chart of waits.
+  const y = (interval: number) =>
+    hi === lo ? 50 : 85 - ((Math.log(Math.max(1, interval)) - lo) / (hi - lo)) * 70;
+  return (
+    <div className="space-y-0.5">
+      <div
+        className="relative h-10 rounded bg-slate-50 dark:bg-slate-900/60"
+        role="img"
+        aria-label={`pollInterval over time: ${steps.map((s) => formatMs(s.interval)).join(', then ')}`}
+        data-testid="poll-steps"
+      >
+        {steps.map((step, i) => {
+          const prev = steps[i - 1];
+          const width = Math.max(0.5, x(step.end) - x(step.start));
+          const left = Math.min(x(step.start), 100 - width);
+          const top = y(step.interval);
+          return (
+            <div key={i}>
+              {prev && (
+                <span
+                  aria-hidden
+                  className="absolute w-0 border-l-2 border-sky-600 dark:border-sky-400"
+                  style={{
+                    left: `${left}%`,
+                    top: `${Math.min(top, y(prev.interval))}%`,
+                    height: `${Math.abs(top - y(prev.interval))}%`,
+                  }}
+                />
+              )}
+              <span
+                className="absolute border-t-2 border-sky-600 dark:border-sky-400"
+                style={{ left: `${left}%`, width: `${width}%`, top: `${top}%` }}
+                title={`pollInterval ${formatMs(step.interval)} from ${formatClock(step.start, { millis: true })}`}
+                data-testid="poll-step"
+                data-interval={step.interval}
+              />
+              <span
+                aria-hidden
+                className={`absolute -translate-y-full px-1 text-[10px] whitespace-nowrap text-sky-700 tabular-nums dark:text-sky-300 ${left > 85 ? '-translate-x-full' : ''}`}
+                style={{ left: `${left}%`, top: `${top}%` }}
+              >
+                {formatMs(step.interval)}
+              </span>
+            </div>
+          );
+        })}
+      </div>
+      <p className="text-[11px] text-slate-500">pollInterval asked for, over time</p>
+    </div>
+  );
+}
+
+/**
+ * The status bar: a segment per status with its duration, the time before anyone looked hatched, a tick
+ * per poll, marks for pushes, results, progress and warnings, the TTL deadline when it is near, and the
+ * receiver's pollInterval as a step line.
+ */
 export function Timeline({ task }: { task: TrackedTask }) {
   const now = useNow();
-  const model = buildTimeline(task, task.lifecycle === 'live' ? now : 0);
-  const span = model.end - model.start;
-  const x = (at: number) => `${Math.min(100, Math.max(0, ((at - model.start) / span) * 100))}%`;
+  const snapshot = useTaskSnapshot(task.taskId);
+  const offset = useTasks((s) => s.clockOffsetMs);
+  const model = buildTimeline(task, task.lifecycle === 'live' ? now : 0, localTaskTimes(snapshot, offset));
+  const { view, unobserved } = model;
+  const span = Math.max(1, view.end - view.start);
+  const pct = (at: number) => Math.min(100, Math.max(0, ((at - view.start) / span) * 100));
+  const x = (at: number) => `${pct(at)}%`;
+  const lastSegment = model.segments.at(-1);
+  const deadline = model.marks.find((m) => m.kind === 'ttl');
   return (
     <div className="space-y-1" data-testid="timeline">
       <div className="relative h-6 overflow-hidden rounded bg-slate-100 dark:bg-slate-900">
-        {model.segments.map((s, i) => (
+        {unobserved && (
           <div
-            key={i}
-            className={`absolute inset-y-0 ${statusFill[s.status]} ${s === model.segments.at(-1) && task.lifecycle === 'live' ? 'opacity-80' : ''}`}
-            style={{ left: x(s.start), width: `max(3px, calc(${x(s.end)} - ${x(s.start)}))` }}
-            title={`${s.status}: ${formatMs(s.end - s.start)}`}
-            data-status={s.status}
+            className="absolute inset-y-0 border-r border-slate-400"
+            style={{
+              ...hatch,
+              left: x(unobserved.drawnStart),
+              width: `calc(${x(unobserved.end)} - ${x(unobserved.drawnStart)})`,
+            }}
+            title={`Not observed: created ${formatClock(unobserved.start, { millis: true })}, first observed ${formatClock(unobserved.end, { millis: true })} (${formatMs(unobserved.end - unobserved.start)}${unobserved.drawnStart > unobserved.start ? ', drawn shortened' : ''}). What it did then is unknown.`}
+            data-testid="unobserved"
           >
-            <span className="absolute inset-0 truncate px-1 text-[10px] leading-6 font-medium text-white">
-              {s.status.replace('_', ' ')} {formatMs(s.end - s.start)}
+            <span className="absolute inset-0 truncate px-1 text-[10px] leading-6 font-medium text-slate-600 dark:text-slate-300">
+              not observed {formatMs(unobserved.end - unobserved.start)}
+              {unobserved.drawnStart > unobserved.start ? ' (shortened)' : ''}
             </span>
           </div>
-        ))}
+        )}
+        {model.segments.map((s, i) => {
+          // A terminal status has no length of its own: its span is only how long after the end we looked.
+          const ended = TERMINAL.has(s.status) && s === lastSegment;
+          const label = ended ? s.status : `${s.status.replace('_', ' ')} ${formatMs(s.end - s.start)}`;
+          // An ending seen once is a point: it gets room for its name, drawn back from where it was seen.
+          const place = ended
+            ? {
+                left: `max(0px, min(${x(s.start)}, calc(${x(s.end)} - ${ENDED_MIN_WIDTH})))`,
+                width: `max(${ENDED_MIN_WIDTH}, calc(${x(s.end)} - ${x(s.start)}))`,
+              }
+            : { left: x(s.start), width: `max(3px, calc(${x(s.end)} - ${x(s.start)}))` };
+          return (
+            <div
+              key={i}
+              className={`absolute inset-y-0 ${statusFill[s.status]} ${s === lastSegment && task.lifecycle === 'live' ? 'opacity-80' : ''}`}
+              style={place}
+              title={
+                ended
+                  ? `${s.status}, first seen ${formatClock(s.start, { millis: true })}`
+                  : `${s.status}: ${formatMs(s.end - s.start)} from ${formatClock(s.start, { millis: true })}`
+              }
+              data-status={s.status}
+            >
+              <span className="absolute inset-0 truncate px-1 text-[10px] leading-6 font-medium text-white">
+                {label}
+              </span>
+            </div>
+          );
+        })}
+        {deadline && (
+          <div
+            aria-hidden
+            className="absolute inset-y-0 w-0 border-l-2 border-dashed border-rose-600"
+            style={{ left: x(deadline.at) }}
+          />
+        )}
         {task.lifecycle === 'live' && (
           <div
-            className="absolute inset-y-0 right-0 w-0.5 animate-pulse bg-slate-900 dark:bg-white"
+            className="absolute inset-y-0 w-0.5 -translate-x-full animate-pulse bg-slate-900 dark:bg-white"
+            style={{ left: x(model.end) }}
             title="now"
           />
         )}
@@ -71,13 +205,27 @@ export function Timeline({ task }: { task: TrackedTask }) {
           );
         })}
       </div>
+      <PollStepLine steps={model.pollSteps} x={pct} />
       <div className="flex flex-wrap gap-3 text-[11px] text-slate-500">
-        {(['poll', 'notification', 'result', 'input', 'warning', 'error'] as const).map((k) => (
+        {LEGEND.map((k) => (
           <span key={k} className="flex items-center gap-1">
             <span className={`relative inline-block ${markLook[k].className}`} /> {markLook[k].label}
           </span>
         ))}
-        <span className="ml-auto">{formatMs(span)} shown</span>
+        {deadline && (
+          <span className="flex items-center gap-1">
+            <span className="inline-block h-3 w-0 border-l-2 border-dashed border-rose-600" /> TTL deadline
+          </span>
+        )}
+        {unobserved && (
+          <span className="flex items-center gap-1">
+            <span className="inline-block h-3 w-4 rounded-sm" style={hatch} /> not observed
+          </span>
+        )}
+        <span className="ml-auto">
+          {formatMs(span)} shown, {formatClock(view.start, { millis: true })} to{' '}
+          {formatClock(view.end, { millis: true })}
+        </span>
       </div>
     </div>
   );

@@ -1,5 +1,5 @@
 import { useNow } from '../../state/clock';
-import { formatDuration, formatMs, NOTABLE_CLOCK_OFFSET_MS, ttlPhase } from '../core/ttl';
+import { formatClock, formatDuration, formatMs, NOTABLE_CLOCK_OFFSET_MS, ttlPhase } from '../core/ttl';
 import type { TaskSnapshot } from '../../mcp';
 import { useTasks } from '../store';
 
@@ -42,7 +42,11 @@ export function TtlCountdown({ snapshot, purged, compact = false }: Props) {
     <span
       className={`tabular-nums ${tone}`}
       data-testid={compact ? undefined : 'ttl-countdown'}
-      title={snapshot?.ttl ? `ttl ${formatMs(snapshot.ttl)} from createdAt` : undefined}
+      title={
+        phase.kind === 'counting' || phase.kind === 'expired'
+          ? `${text}: ttl ${formatMs(snapshot?.ttl ?? 0)} from createdAt, ${phase.kind === 'expired' ? 'ended' : 'ends'} ${formatClock(phase.expiresAtLocal)}`
+          : text
+      }
     >
       {text}
       {!compact && Math.abs(offset) >= NOTABLE_CLOCK_OFFSET_MS && (
