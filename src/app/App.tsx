@@ -9,30 +9,35 @@ import { MainPane } from './MainPane';
 import { ThemeToggle } from './ThemeToggle';
 import { InboxButton } from '../inbox/InboxView';
 import { useSelection } from '../state/selection';
+import { useKeymap } from '../ui/useKeymap';
+import { focusRing } from '../ui/Button';
+import { ShortcutsOverlay } from './ShortcutsOverlay';
 
 export function App() {
+  useKeymap();
   return (
     <div className="flex h-full flex-col">
       <header className="flex items-center gap-4 border-b border-slate-200 px-3 py-2 dark:border-slate-800">
-        <a href="/" className="flex items-center gap-2 font-semibold tracking-tight">
+        <a href="/" className={`flex items-center gap-2 rounded font-semibold tracking-tight ${focusRing}`}>
           <img src="/favicon.svg" alt="" className="h-5 w-5" />
           Taskscope
         </a>
         <ConnectionBar />
         <InboxButton onOpen={() => useSelection.getState().select({ kind: 'inbox' })} />
+        <ShortcutsOverlay />
         <ThemeToggle />
       </header>
       <div className="flex min-h-0 flex-1">
         <aside className="flex w-80 shrink-0 flex-col border-r border-slate-200 dark:border-slate-800">
           {/* Receiver and tools scroll within their share, so the task list always keeps room for rows. */}
-          <Panel title="Receiver" className="max-h-[35%] shrink-0">
+          <Panel title="Receiver" className="max-h-[30%] shrink-0">
             <div className="min-h-0 overflow-y-auto">
               <ErrorBoundary label="The receiver card">
                 <ServerCard />
               </ErrorBoundary>
             </div>
           </Panel>
-          <Panel title="Tools" className="max-h-[25%] shrink-0">
+          <Panel title="Tools" className="max-h-[30%] shrink-0">
             <ErrorBoundary label="The tool list">
               <ToolList />
             </ErrorBoundary>

@@ -44,7 +44,6 @@ function SelectedPane() {
       icon={<MousePointerClick size={24} />}
       title={server ? `Connected to ${server.title ?? server.name}` : 'Taskscope'}
     >
-      {server?.instructions && <p className="mb-2 whitespace-pre-wrap">{server.instructions}</p>}
       Pick a tool on the left to run it as a task, or a task to see its timeline.
     </EmptyState>
   );

@@ -1,9 +1,13 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Plug, Unplug, KeyRound } from 'lucide-react';
 import { Button } from '../ui/Button';
+import { restoreFocus } from '../ui/keymap';
+import { useEscapeLayer } from '../ui/useKeymap';
 import { connect, disconnect } from './actions';
 import { useConnection, type ConnectionStatus } from '../state/connection';
 import { useNow } from '../state/clock';
+import { useSelection } from '../state/selection';
+import { formatClock } from '../tasks/core/ttl';
 import { SavedReceivers } from './SavedReceivers';
 
 const statusLook: Record<ConnectionStatus, { dot: string; label: string }> = {
@@ -38,11 +42,50 @@ export function parseHeaderLines(text: string): Record<string, string> {
   return headers;
 }
 
+/**
+ * The headers menu's open state and the ways it closes: Escape (the app's keymap, innermost first), a press
+ * anywhere outside it, and any change of what the main pane shows.
+ */
+function useHeadersMenu() {
+  const [open, setOpen] = useState(false);
+  const menuRef = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const close = () => {
+    restoreFocus(menuRef.current, buttonRef.current);
+    setOpen(false);
+  };
+  useEscapeLayer(open, close, 'menu');
+  useEffect(() => {
+    if (!open) return;
+    const onPointerDown = (event: PointerEvent) => {
+      const target = event.target as Node;
+      // The button toggles the menu itself; a press on it is not "outside".
+      if (!menuRef.current?.contains(target) && !buttonRef.current?.contains(target)) setOpen(false);
+    };
+    const unsubscribe = useSelection.subscribe((state, previous) => {
+      if (state.selection !== previous.selection) setOpen(false);
+    });
+    document.addEventListener('pointerdown', onPointerDown);
+    return () => {
+      document.removeEventListener('pointerdown', onPointerDown);
+      unsubscribe();
+    };
+  }, [open]);
+  return { open, setOpen, menuRef, buttonRef };
+}
+
 export function ConnectionBar() {
   const { url, status, headers, degraded, error, retryAt, attempt, since, viaRelay } = useConnection();
   const [draft, setDraft] = useState<string | null>(null);
   const [headerText, setHeaderText] = useState<string | null>(null);
-  const [showHeaders, setShowHeaders] = useState(false);
+  const { open: headersOpen, setOpen: setHeadersOpen, menuRef, buttonRef } = useHeadersMenu();
+  const savedRef = useRef<HTMLDivElement>(null);
+  // The saved-receivers popover closes itself on Escape; as a layer here it keeps that same key press from
+  // also closing whatever lies beneath it (the traffic drawer).
+  useEscapeLayer(true, () => {}, 'menu', {
+    closesItself: true,
+    isOpen: () => !!savedRef.current?.querySelector('[data-testid="saved-receivers-list"]'),
+  });
   const look =
     status === 'connected' && degraded ? { dot: 'bg-amber-500', label: 'Degraded' } : statusLook[status];
   const value = draft ?? url;
@@ -66,9 +109,9 @@ export function ConnectionBar() {
         data-status={status === 'connected' && degraded ? 'degraded' : status}
         title={
           degraded
-            ? `${degraded.failures} requests failed in a row since ${new Date(degraded.since).toLocaleTimeString()}: ${degraded.error.message}`
+            ? `${degraded.failures} requests failed in a row since ${formatClock(degraded.since)}: ${degraded.error.message}`
             : error && status !== 'connected'
-              ? `${error.message}${since ? ` (since ${new Date(since).toLocaleTimeString()})` : ''}`
+              ? `${error.message}${since ? ` (since ${formatClock(since)})` : ''}`
               : undefined
         }
       >
@@ -104,28 +147,60 @@ export function ConnectionBar() {
         onChange={(e) => setDraft(e.target.value)}
         spellCheck={false}
         placeholder="http://127.0.0.1:3001/mcp"
-        className="min-w-0 flex-1 rounded-md bg-slate-100 px-2 py-1 font-mono text-xs ring-1 ring-slate-200 outline-none ring-inset focus:ring-sky-500 dark:bg-slate-900 dark:ring-slate-700"
+        className="min-w-0 flex-1 rounded-md bg-slate-100 px-2 py-1 font-mono text-xs ring-1 ring-slate-200 outline-none ring-inset focus:ring-2 focus:ring-sky-500 dark:bg-slate-900 dark:ring-slate-700"
       />
-      <Button
-        variant="ghost"
-        onClick={() => setShowHeaders((s) => !s)}
-        title="Request headers (e.g. Authorization)"
-        aria-label={`Request headers${Object.keys(headers).length > 0 ? ` (${Object.keys(headers).length})` : ''}`}
-        aria-expanded={showHeaders}
-        data-testid="headers-button"
-      >
-        <KeyRound size={14} />
-        {Object.keys(headers).length > 0 && <span className="text-xs">{Object.keys(headers).length}</span>}
-      </Button>
-      <SavedReceivers
-        currentUrl={url}
-        currentHeaders={headers}
-        onPick={(picked, pickedHeaders) => {
-          setDraft(null);
-          setHeaderText(null);
-          void connect(picked, pickedHeaders);
-        }}
-      />
+      <div className="relative">
+        <Button
+          ref={buttonRef}
+          variant="ghost"
+          onClick={() => setHeadersOpen((s) => !s)}
+          title="Request headers (e.g. Authorization)"
+          aria-label={`Request headers${Object.keys(headers).length > 0 ? ` (${Object.keys(headers).length})` : ''}`}
+          aria-expanded={headersOpen}
+          aria-controls={headersOpen ? 'headers-menu' : undefined}
+          data-testid="headers-button"
+        >
+          <KeyRound size={14} />
+          {Object.keys(headers).length > 0 && <span className="text-xs">{Object.keys(headers).length}</span>}
+        </Button>
+        {headersOpen && (
+          // Anchored under its own button and opening leftwards, it stays clear of the right-hand edge of the
+          // main pane, where a task's "Cancel task" sits.
+          <div
+            ref={menuRef}
+            id="headers-menu"
+            data-testid="headers-menu"
+            className="absolute top-full right-0 z-30 mt-2 w-96 max-w-[calc(100vw-1.5rem)] rounded-md border border-slate-200 bg-white p-3 shadow-lg dark:border-slate-700 dark:bg-slate-900"
+          >
+            <label className="text-xs font-medium text-slate-600 dark:text-slate-300" htmlFor="headers">
+              Headers sent on every request, one <code>Name: value</code> per line
+            </label>
+            <textarea
+              // Opened to be typed in: the field takes focus, and Escape hands it back to the button.
+              autoFocus
+              id="headers"
+              rows={4}
+              value={headerValue}
+              onChange={(e) => setHeaderText(e.target.value)}
+              spellCheck={false}
+              placeholder="Authorization: Bearer …"
+              className="mt-1 w-full rounded bg-slate-50 p-2 font-mono text-xs ring-1 ring-slate-200 outline-none ring-inset focus:ring-2 focus:ring-sky-500 dark:bg-slate-950 dark:ring-slate-700"
+            />
+            <p className="mt-1 text-xs text-slate-500">Applied on the next connect.</p>
+          </div>
+        )}
+      </div>
+      <div ref={savedRef} className="contents">
+        <SavedReceivers
+          currentUrl={url}
+          currentHeaders={headers}
+          onPick={(picked, pickedHeaders) => {
+            setDraft(null);
+            setHeaderText(null);
+            void connect(picked, pickedHeaders);
+          }}
+        />
+      </div>
       {status !== 'idle' && status !== 'error' && status !== 'closed' ? (
         <>
           <Button type="submit" variant="outline" title="Reconnect (new session)">
@@ -139,23 +214,6 @@ export function ConnectionBar() {
         <Button type="submit" variant="primary">
           <Plug size={14} /> Connect
         </Button>
-      )}
-      {showHeaders && (
-        <div className="absolute top-full right-0 z-20 mt-2 w-96 rounded-md border border-slate-200 bg-white p-3 shadow-lg dark:border-slate-700 dark:bg-slate-900">
-          <label className="text-xs font-medium text-slate-600 dark:text-slate-300" htmlFor="headers">
-            Headers sent on every request, one <code>Name: value</code> per line
-          </label>
-          <textarea
-            id="headers"
-            rows={4}
-            value={headerValue}
-            onChange={(e) => setHeaderText(e.target.value)}
-            spellCheck={false}
-            placeholder="Authorization: Bearer …"
-            className="mt-1 w-full rounded bg-slate-50 p-2 font-mono text-xs ring-1 ring-slate-200 ring-inset dark:bg-slate-950 dark:ring-slate-700"
-          />
-          <p className="mt-1 text-xs text-slate-500">Applied on the next connect.</p>
-        </div>
       )}
     </form>
   );

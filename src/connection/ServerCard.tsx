@@ -11,6 +11,8 @@ import { eraChoice, setEraChoice } from './era-choice';
 import type { Detection, EraChoice } from '../mcp';
 import { useTasks } from '../tasks/store';
 import type { Dialect } from '../tasks/core/store';
+import { formatClock } from '../tasks/core/ttl';
+import { CollapsibleMarkdown } from '../ui/CollapsibleMarkdown';
 
 const dialectLabel: Record<Dialect, string> = {
   spec: '2025-11-25 tasks',
@@ -104,7 +106,7 @@ function ConnectionProblem() {
       {error.detail && <p className="mt-1 font-mono text-xs break-all opacity-80">{error.detail}</p>}
       <p className="mt-1 text-xs opacity-80">
         {url}
-        {since && status !== 'error' ? ` · since ${new Date(since).toLocaleTimeString()}` : ''}
+        {since && status !== 'error' ? ` · since ${formatClock(since)}` : ''}
       </p>
       {error.diagnosis === 'cors' && !viaRelay && (
         <div className="mt-2">
@@ -288,6 +290,7 @@ export function ServerCard() {
           </>
         )}
       </dl>
+      {server.instructions && <CollapsibleMarkdown text={server.instructions} testId="server-instructions" />}
       {streamNote && (
         <p
           className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-800 dark:bg-amber-950 dark:text-amber-300"
@@ -299,7 +302,7 @@ export function ServerCard() {
       {(resumed || recoveredAt) && status === 'connected' && (
         <p className="text-xs text-slate-500" data-testid="session-note">
           {recoveredAt
-            ? `Recovered at ${new Date(recoveredAt).toLocaleTimeString()}: polling goes on where it stopped.`
+            ? `Recovered at ${formatClock(recoveredAt)}: polling goes on where it stopped.`
             : 'Session resumed after the reload: its tasks stay live.'}
         </p>
       )}

@@ -121,7 +121,16 @@ export interface InboxRequest {
 
 export type InboxEvent =
   | { kind: 'asked'; request: InboxRequest }
-  | { kind: 'settled'; key: string; state: 'answered' | 'cancelled'; outcome: string };
+  | {
+      kind: 'settled';
+      key: string;
+      state: 'answered' | 'cancelled';
+      outcome: string;
+      /** When it was answered. */
+      at?: number;
+      /** What was sent back (capped), so the record shows the values, also after a reload. */
+      reply?: { result: Record<string, unknown> } | { error: { code: number; message: string } };
+    };
 
 /**
  * One state for the connection, as the header shows it. connecting: the first session is being opened.

@@ -1,4 +1,4 @@
-import { withRelatedTask, type ServerRequestHandler } from '../mcp';
+import { limitJson, withRelatedTask, type ServerRequestHandler } from '../mcp';
 import type { Command, InboxEvent, InboxRequest } from './messages';
 
 /** Receiver requests waiting for a person at once; more are refused at once, so a flood cannot fill the page. */
@@ -96,7 +96,11 @@ export class PersonRequests {
     const waiter = this.waiters.get(key);
     if (!waiter) return false;
     this.waiters.delete(key);
-    this.events.inbox({ kind: 'settled', key, state: 'answered', outcome });
+    const kept =
+      'result' in reply
+        ? { result: limitJson(reply.result, { maxDepth: 8, maxNodes: 500 }).value as Record<string, unknown> }
+        : reply;
+    this.events.inbox({ kind: 'settled', key, state: 'answered', outcome, reply: kept, at: Date.now() });
     this.events.note(waiter.request, 'answered', outcome);
     if ('result' in reply) waiter.resolve(withRelatedTask(reply.result, waiter.request.relatedTaskId));
     else waiter.reject(new CodedError(reply.error.message, reply.error.code));

@@ -1,5 +1,6 @@
 import { Inbox } from 'lucide-react';
 import { EmptyState } from '../ui/Panel';
+import { focusRing } from '../ui/Button';
 import { InboxItemCard } from './InboxItemCard';
 import { useInbox } from './store';
 
@@ -46,7 +47,7 @@ export function InboxButton({ onOpen }: { onOpen: () => void }) {
     <button
       type="button"
       onClick={onOpen}
-      className={`relative rounded-md p-1.5 hover:bg-slate-100 dark:hover:bg-slate-800 ${count > 0 ? 'text-amber-600' : 'text-slate-500 dark:text-slate-400'}`}
+      className={`relative rounded-md p-1.5 hover:bg-slate-100 dark:hover:bg-slate-800 ${focusRing} ${count > 0 ? 'text-amber-600' : 'text-slate-500 dark:text-slate-400'}`}
       aria-label={`Inbox, ${count} waiting`}
       data-testid="inbox-button"
     >

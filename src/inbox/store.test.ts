@@ -44,3 +44,66 @@ describe('the inbox store', () => {
     expect(pendingFor(items, 't9')).toHaveLength(1);
   });
 });
+
+describe('what was sent', () => {
+  it('is kept on the item through its settling, for the answered list to show', () => {
+    useInbox.getState().apply([{ kind: 'asked', request: request(1, 't1') }]);
+    useInbox.getState().noteSent('1:1', {
+      kind: 'elicitation',
+      action: 'accept',
+      content: { answer: 'teal' },
+      at: 5,
+    });
+    useInbox.getState().apply([{ kind: 'settled', key: '1:1', state: 'answered', outcome: 'accept' }]);
+    expect(useInbox.getState().items[0]).toMatchObject({
+      state: 'answered',
+      outcome: 'accept',
+      sent: { kind: 'elicitation', content: { answer: 'teal' } },
+    });
+  });
+
+  it('touches no other item, and nothing when the key is unknown', () => {
+    useInbox.getState().apply([
+      { kind: 'asked', request: request(1) },
+      { kind: 'asked', request: request(2) },
+    ]);
+    useInbox.getState().noteSent('1:2', { kind: 'sampling', text: 'hi', model: 'm', at: 1 });
+    useInbox.getState().noteSent('9:9', { kind: 'sampling-declined', at: 1 });
+    const [first, second] = useInbox.getState().items;
+    expect(first?.sent).toBeUndefined();
+    expect(second?.sent).toEqual({ kind: 'sampling', text: 'hi', model: 'm', at: 1 });
+  });
+});
+
+describe('an answer restored from history', () => {
+  it('shows the values sent, read from the engine record of the reply', () => {
+    useInbox.setState({ items: [] });
+    useInbox.getState().apply([
+      {
+        kind: 'asked',
+        request: {
+          key: 'h:1',
+          connectionId: 1,
+          requestId: 1,
+          method: 'elicitation/create',
+          params: {},
+          receivedAt: 1,
+        },
+      },
+      {
+        kind: 'settled',
+        key: 'h:1',
+        state: 'answered',
+        outcome: 'accept',
+        at: 5,
+        reply: { result: { action: 'accept', content: { answer: 'teal' } } },
+      },
+    ]);
+    expect(useInbox.getState().items[0]?.sent).toEqual({
+      kind: 'elicitation',
+      action: 'accept',
+      content: { answer: 'teal' },
+      at: 5,
+    });
+  });
+});

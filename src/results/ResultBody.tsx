@@ -1,8 +1,10 @@
-import { lazy, Suspense, useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState, type ReactNode } from 'react';
 import type { Normalised, TaskResultSnapshot } from '../mcp';
-import { Braces, Copy, Download, FileText, Link as LinkIcon } from 'lucide-react';
+import { Braces, Download, FileText, Link as LinkIcon } from 'lucide-react';
 import { Button } from '../ui/Button';
+import { CopyButton } from '../ui/CopyButton';
 import { mediaDataUrl, safeHref } from '../ui/safe-url';
+import { ResultImage } from './ResultImage';
 
 const Markdown = lazy(() => import('../ui/Markdown'));
 const JsonTree = lazy(() => import('../ui/JsonTree'));
@@ -11,6 +13,22 @@ const JsonTree = lazy(() => import('../ui/JsonTree'));
 export const RESULT_VIEW_LIMIT = 1_000_000;
 const TEXT_BLOCK_LIMIT = 100_000;
 const BLOCKS_SHOWN = 50;
+/** A text block longer than this scrolls inside its own box rather than making the page miles long. */
+const TALL_TEXT = 20_000;
+
+/** Where a long text block scrolls: inside itself, never the page sideways. */
+function TextBox({ long, children }: { long: boolean; children: ReactNode }) {
+  return (
+    <div
+      className={`min-w-0 ${long ? 'max-h-96 overflow-y-auto rounded border border-slate-200 p-2 dark:border-slate-800' : ''}`}
+      data-testid={long ? 'long-text' : undefined}
+      // Scrolled by keyboard as well: a scroll box with nothing focusable inside needs to take focus itself.
+      tabIndex={long ? 0 : undefined}
+    >
+      {children}
+    </div>
+  );
+}
 
 type Block = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -20,14 +38,18 @@ const cut = (s: string, limit: number) =>
 function ContentBlock({ block, truncated }: { block: Block; truncated: boolean }) {
   const limit = truncated ? TEXT_BLOCK_LIMIT : Infinity;
   switch (block.type) {
-    case 'text':
+    case 'text': {
+      const text = cut(str(block.text) ?? '', limit);
       return (
-        <Suspense
-          fallback={<pre className="text-sm whitespace-pre-wrap">{cut(str(block.text) ?? '', limit)}</pre>}
-        >
-          <Markdown text={cut(str(block.text) ?? '', limit)} />
-        </Suspense>
+        <TextBox long={text.length > TALL_TEXT}>
+          <Suspense
+            fallback={<pre className="text-sm [overflow-wrap:anywhere] whitespace-pre-wrap">{text}</pre>}
+          >
+            <Markdown text={text} />
+          </Suspense>
+        </TextBox>
       );
+    }
     case 'image':
     case 'audio': {
       const src = mediaDataUrl(block.type, block.mimeType, block.data);
@@ -38,11 +60,7 @@ function ContentBlock({ block, truncated }: { block: Block; truncated: boolean }
           </p>
         );
       return block.type === 'image' ? (
-        <img
-          src={src}
-          alt="Image from the result"
-          className="max-h-64 rounded border border-slate-200 [image-rendering:pixelated] dark:border-slate-800"
-        />
+        <ResultImage src={src} data={str(block.data) ?? ''} mimeType={str(block.mimeType) ?? ''} />
       ) : (
         <audio controls src={src} />
       );
@@ -50,8 +68,8 @@ function ContentBlock({ block, truncated }: { block: Block; truncated: boolean }
     case 'resource_link': {
       const href = safeHref(block.uri);
       return (
-        <div className="flex items-center gap-2 text-sm">
-          <LinkIcon size={14} className="text-slate-400" />
+        <div className="flex min-w-0 flex-wrap items-center gap-2 text-sm [overflow-wrap:anywhere]">
+          <LinkIcon size={14} className="shrink-0 text-slate-400" />
           {href ? (
             <a
               href={href}
@@ -72,12 +90,17 @@ function ContentBlock({ block, truncated }: { block: Block; truncated: boolean }
     case 'resource': {
       const resource = (typeof block.resource === 'object' && block.resource ? block.resource : {}) as Block;
       return (
-        <div className="rounded border border-slate-200 p-2 text-sm dark:border-slate-800">
-          <div className="mb-1 flex items-center gap-2 text-xs text-slate-500">
-            <FileText size={14} /> embedded resource <code>{str(resource.uri)}</code> {str(resource.mimeType)}
+        <div className="min-w-0 rounded border border-slate-200 p-2 text-sm dark:border-slate-800">
+          <div className="mb-1 flex flex-wrap items-center gap-2 text-xs text-slate-500 [overflow-wrap:anywhere]">
+            <FileText size={14} className="shrink-0" /> embedded resource <code>{str(resource.uri)}</code>{' '}
+            {str(resource.mimeType)}
           </div>
           {str(resource.text) !== undefined ? (
-            <pre className="text-xs whitespace-pre-wrap">{cut(str(resource.text) ?? '', limit)}</pre>
+            <TextBox long={(str(resource.text) ?? '').length > TALL_TEXT}>
+              <pre className="text-xs [overflow-wrap:anywhere] whitespace-pre-wrap">
+                {cut(str(resource.text) ?? '', limit)}
+              </pre>
+            </TextBox>
           ) : (
             <p className="text-xs text-slate-500">
               binary ({(str(resource.blob) ?? '').length} base64 characters)
@@ -124,7 +147,7 @@ export function ResultBody({
     : [];
   return (
     <div
-      className={`space-y-3 rounded-md border p-3 ${isError ? 'border-red-300 bg-red-50/50 dark:border-red-900 dark:bg-red-950/30' : 'border-slate-200 dark:border-slate-800'}`}
+      className={`min-w-0 space-y-3 rounded-md border p-3 ${isError ? 'border-red-300 bg-red-50/50 dark:border-red-900 dark:bg-red-950/30' : 'border-slate-200 dark:border-slate-800'}`}
       data-testid="result"
     >
       <div className="flex items-center gap-2">
@@ -138,13 +161,7 @@ export function ResultBody({
           <Button variant="ghost" onClick={() => setRaw((r) => !r)} aria-pressed={raw} title="Raw JSON">
             <Braces size={14} /> {raw ? 'Rendered' : 'Raw'}
           </Button>
-          <Button
-            variant="ghost"
-            onClick={() => void navigator.clipboard?.writeText(json)}
-            title="Copy the JSON"
-          >
-            <Copy size={14} />
-          </Button>
+          <CopyButton text={json} title="Copy the JSON" testId="copy-result" />
           <Button variant="ghost" onClick={() => download(json, fileName)} title="Download the JSON">
             <Download size={14} />
           </Button>
@@ -157,14 +174,14 @@ export function ResultBody({
         </p>
       )}
       {answer.warnings.length > 0 && (
-        <ul className="text-xs text-amber-700 dark:text-amber-400">
+        <ul className="text-xs [overflow-wrap:anywhere] text-amber-700 dark:text-amber-400">
           {answer.warnings.map((w, i) => (
             <li key={i}>⚠ {w.message}</li>
           ))}
         </ul>
       )}
       {raw ? (
-        <pre className="max-h-[32rem] overflow-auto rounded bg-slate-50 p-2 text-xs dark:bg-slate-900">
+        <pre className="max-h-[32rem] max-w-full overflow-auto rounded bg-slate-50 p-2 text-xs dark:bg-slate-900">
           {truncated ? cut(json, RESULT_VIEW_LIMIT) : json}
         </pre>
       ) : result === null ? (

@@ -1,17 +1,31 @@
+import { useState, type KeyboardEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Wrench } from 'lucide-react';
+import { Search, Wrench } from 'lucide-react';
 import { useConnection } from '../state/connection';
 import { useSelection } from '../state/selection';
-import { classifyError } from '../mcp';
+import { classifyError, type ToolInfo } from '../mcp';
+import { focusRing } from '../ui/Button';
+import { moveInItems } from '../ui/keymap';
+import { useListNavigation } from '../ui/useKeymap';
 import { EmptyState, ErrorNote } from '../ui/Panel';
 import { toolsQuery } from './queries';
 import { TaskSupportBadge } from './TaskSupportBadge';
+
+/** Every word typed must appear in the tool's name, title or description, in any order and case. */
+export function matchesTool(tool: Pick<ToolInfo, 'name' | 'title' | 'description'>, query: string): boolean {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return true;
+  const haystack = [tool.name, tool.title ?? '', tool.description ?? ''].join('\n').toLowerCase();
+  return words.every((word) => haystack.includes(word));
+}
 
 export function ToolList() {
   const { id, status } = useConnection();
   const tools = useQuery({ ...toolsQuery(id), enabled: status === 'connected' });
   const selection = useSelection((s) => s.selection);
   const select = useSelection((s) => s.select);
+  const [query, setQuery] = useState('');
+  const listRef = useListNavigation();
 
   if (status !== 'connected') {
     return (
@@ -46,34 +60,77 @@ export function ToolList() {
       </EmptyState>
     );
   }
+  const shown = list.filter((tool) => matchesTool(tool, query));
+  const onSearchKey = (event: KeyboardEvent<HTMLInputElement>) => {
+    const list = event.currentTarget
+      .closest('[data-tool-list-root]')
+      ?.querySelector<HTMLElement>('[data-keynav]');
+    if (event.key === 'ArrowDown' && list) {
+      event.preventDefault();
+      moveInItems(list, event.currentTarget, 1);
+    } else if (event.key === 'Escape' && query !== '') {
+      // Escape empties a search first; an empty one lets Escape go on to close what is open.
+      event.preventDefault();
+      setQuery('');
+    }
+  };
   return (
-    <div className="min-h-0 overflow-y-auto">
-      <ul className="py-1" data-testid="tool-list">
-        {list.map((tool) => {
-          const active = selection.kind === 'tool' && selection.name === tool.name;
-          return (
-            <li key={tool.name}>
-              <button
-                type="button"
-                onClick={() => select({ kind: 'tool', name: tool.name })}
-                title={tool.description}
-                className={`flex w-full items-center justify-between gap-2 px-3 py-1.5 text-left text-sm hover:bg-slate-100 dark:hover:bg-slate-900 ${active ? 'bg-sky-50 dark:bg-sky-950/40' : ''}`}
-                data-testid={`tool-${tool.name}`}
-              >
-                <span className="truncate font-mono text-xs">{tool.name}</span>
-                <TaskSupportBadge support={tool.taskSupport} />
-              </button>
-            </li>
-          );
-        })}
-      </ul>
-      {warnings.length > 0 && (
-        <ul className="px-3 pb-2 text-xs text-amber-700 dark:text-amber-400">
-          {warnings.map((w, i) => (
-            <li key={i}>⚠ {w.message}</li>
-          ))}
-        </ul>
-      )}
+    <div className="flex min-h-0 flex-col" data-tool-list-root>
+      <div className="border-b border-slate-200 px-2 py-1.5 dark:border-slate-800">
+        <div className="relative">
+          <Search size={12} className="absolute top-1/2 left-2 -translate-y-1/2 text-slate-400" aria-hidden />
+          <input
+            type="search"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            onKeyDown={onSearchKey}
+            placeholder={`Search ${list.length} tools`}
+            aria-label="Search tools"
+            spellCheck={false}
+            data-testid="tool-search"
+            className="w-full rounded bg-slate-100 py-1 pr-2 pl-6 text-xs ring-1 ring-slate-200 outline-none ring-inset focus:ring-2 focus:ring-sky-500 dark:bg-slate-900 dark:ring-slate-700"
+          />
+        </div>
+        {query.trim() !== '' && (
+          <p className="mt-1 text-[11px] text-slate-500" data-testid="tool-search-count" aria-live="polite">
+            {shown.length} of {list.length} tools
+          </p>
+        )}
+      </div>
+      <div className="min-h-0 overflow-y-auto">
+        {shown.length === 0 ? (
+          <p className="px-3 py-2 text-xs text-slate-500">No tool matches “{query.trim()}”.</p>
+        ) : (
+          <ul className="py-1" data-testid="tool-list" ref={listRef}>
+            {shown.map((tool) => {
+              const active = selection.kind === 'tool' && selection.name === tool.name;
+              return (
+                <li key={tool.name}>
+                  <button
+                    type="button"
+                    onClick={() => select({ kind: 'tool', name: tool.name })}
+                    title={tool.description}
+                    aria-current={active ? 'true' : undefined}
+                    data-keynav-item
+                    className={`flex w-full items-center justify-between gap-2 px-3 py-1.5 text-left text-sm hover:bg-slate-100 focus-visible:ring-inset dark:hover:bg-slate-900 ${focusRing} ${active ? 'bg-sky-50 dark:bg-sky-950/40' : ''}`}
+                    data-testid={`tool-${tool.name}`}
+                  >
+                    <span className="min-w-0 truncate font-mono text-xs">{tool.name}</span>
+                    <TaskSupportBadge support={tool.taskSupport} />
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        {warnings.length > 0 && (
+          <ul className="px-3 pb-2 text-xs text-amber-700 dark:text-amber-400">
+            {warnings.map((w, i) => (
+              <li key={i}>⚠ {w.message}</li>
+            ))}
+          </ul>
+        )}
+      </div>
     </div>
   );
 }

@@ -1,6 +1,9 @@
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useRef, useState } from 'react';
 import { ArrowDownLeft, ArrowUpRight, ChevronDown, ChevronUp, Trash2 } from 'lucide-react';
-import { Button } from '../ui/Button';
+import { Button, focusRing } from '../ui/Button';
+import { restoreFocus } from '../ui/keymap';
+import { useEscapeLayer, useShortcut } from '../ui/useKeymap';
+import { formatClock } from '../tasks/core/ttl';
 import { useTraffic } from './store';
 import type { TrafficEvent } from '../mcp';
 
@@ -20,10 +23,22 @@ function Row({ event, open, onToggle }: { event: TrafficEvent; open: boolean; on
       <tr
         className={`cursor-pointer border-b border-slate-100 align-top hover:bg-slate-50 dark:border-slate-900 dark:hover:bg-slate-900 ${open ? 'bg-slate-50 dark:bg-slate-900' : ''}`}
         onClick={onToggle}
-        aria-expanded={open}
       >
         <td className="px-2 py-0.5 text-slate-500 tabular-nums">
-          {new Date(event.wallTime).toLocaleTimeString(undefined, { hour12: false })}
+          {/* The row opens on a click anywhere; this button makes it reachable and operable by keyboard. */}
+          <button
+            type="button"
+            onClick={(e) => {
+              e.stopPropagation();
+              onToggle();
+            }}
+            aria-expanded={open}
+            aria-label={`${open ? 'Close' : 'Open'} message ${event.seq}: ${event.kind} ${event.method ?? ''}`}
+            className={`rounded tabular-nums ${focusRing}`}
+            data-testid="traffic-time"
+          >
+            {formatClock(event.wallTime, { millis: true })}
+          </button>
         </td>
         <td className="px-1">
           {event.direction === 'out' ? (
@@ -85,20 +100,46 @@ export function TrafficDrawer() {
   const [open, setOpen] = useState(false);
   const total = useTraffic((s) => s.total);
   const clear = useTraffic((s) => s.clear);
+  const sectionRef = useRef<HTMLElement>(null);
+  const toggleRef = useRef<HTMLButtonElement>(null);
+  useEscapeLayer(
+    open,
+    () => {
+      restoreFocus(sectionRef.current, toggleRef.current);
+      setOpen(false);
+    },
+    'drawer',
+  );
+  useShortcut({
+    id: 'traffic.toggle',
+    keys: ['t'],
+    description: 'Open or close the traffic drawer',
+    group: 'Traffic',
+    match: (event) => event.key === 't',
+    run: () => setOpen((o) => !o),
+  });
   return (
-    <section className="border-t border-slate-200 dark:border-slate-800" aria-label="Traffic">
+    <section
+      ref={sectionRef}
+      className="border-t border-slate-200 dark:border-slate-800"
+      aria-label="Traffic"
+      data-testid="traffic-drawer"
+      data-open={open}
+    >
       <header className="flex items-center justify-between px-3 py-1">
         <button
+          ref={toggleRef}
           type="button"
-          className="flex items-center gap-1 text-xs font-semibold tracking-wide text-slate-500 uppercase"
+          className={`flex items-center gap-1 rounded text-xs font-semibold tracking-wide text-slate-500 uppercase ${focusRing}`}
           onClick={() => setOpen((o) => !o)}
           aria-expanded={open}
+          title="Traffic (t)"
         >
           {open ? <ChevronDown size={14} /> : <ChevronUp size={14} />} Traffic
           <span className="font-normal normal-case">({total} messages)</span>
         </button>
         {open && (
-          <Button variant="ghost" onClick={clear} title="Clear the log">
+          <Button variant="ghost" onClick={clear} title="Clear the log" aria-label="Clear the traffic log">
             <Trash2 size={12} />
           </Button>
         )}

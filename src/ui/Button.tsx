@@ -1,4 +1,11 @@
-import type { ButtonHTMLAttributes } from 'react';
+import type { ComponentPropsWithRef } from 'react';
+
+/**
+ * The keyboard focus ring every interactive piece wears: shown for keyboard focus only (focus-visible), so a
+ * click leaves no ring behind.
+ */
+export const focusRing =
+  'outline-none focus-visible:ring-2 focus-visible:ring-sky-500 focus-visible:ring-offset-1 focus-visible:ring-offset-white dark:focus-visible:ring-sky-400 dark:focus-visible:ring-offset-slate-950';
 
 const variants = {
   primary:
@@ -15,12 +22,12 @@ export function Button({
   variant = 'outline',
   className = '',
   ...props
-}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof variants }) {
+}: ComponentPropsWithRef<'button'> & { variant?: keyof typeof variants }) {
   return (
     <button
       type="button"
       {...props}
-      className={`inline-flex items-center justify-center gap-1.5 rounded-md px-2.5 py-1 text-sm font-medium transition-colors disabled:cursor-not-allowed ${variants[variant]} ${className}`}
+      className={`inline-flex items-center justify-center gap-1.5 rounded-md px-2.5 py-1 text-sm font-medium whitespace-nowrap transition-colors disabled:cursor-not-allowed ${variants[variant]} ${focusRing} ${className}`}
     />
   );
 }

@@ -1,5 +1,6 @@
 import { Component, type ReactNode } from 'react';
 import { limitJson } from '../mcp/json';
+import { focusRing } from './Button';
 
 interface Props {
   /** What this boundary holds, for the message ("The result", "The task list"). */
@@ -46,11 +47,19 @@ export class ErrorBoundary extends Component<Props, { error?: Error; showRaw: bo
         </p>
         <div className="flex gap-2 text-xs">
           {this.props.raw && (
-            <button type="button" className="underline" onClick={() => this.setState({ showRaw: !showRaw })}>
+            <button
+              type="button"
+              className={`rounded underline ${focusRing}`}
+              onClick={() => this.setState({ showRaw: !showRaw })}
+            >
               {showRaw ? 'Hide raw data' : 'Show raw data'}
             </button>
           )}
-          <button type="button" className="underline" onClick={() => this.setState({ error: undefined })}>
+          <button
+            type="button"
+            className={`rounded underline ${focusRing}`}
+            onClick={() => this.setState({ error: undefined })}
+          >
             Try again
           </button>
         </div>

@@ -1,7 +1,7 @@
 import type { Field, FormValues } from './schema-form';
 
 export const inputClass =
-  'w-full rounded bg-slate-50 px-2 py-1 text-sm ring-1 ring-slate-200 ring-inset focus:ring-sky-500 focus:outline-none dark:bg-slate-900 dark:ring-slate-700';
+  'w-full rounded bg-slate-50 px-2 py-1 text-sm ring-1 ring-slate-200 ring-inset focus:ring-2 focus:ring-sky-500 focus:outline-none dark:bg-slate-900 dark:ring-slate-700';
 
 const htmlType = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' } as const;
 

@@ -1,9 +1,13 @@
-import { useRef, type ReactNode } from 'react';
+import { useCallback, useRef, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { useListNavigation } from './useKeymap';
+
+const FOCUSABLE = 'button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])';
 
 /**
  * A scrolling list of fixed-height rows keyed by id, drawing only the rows in view (plus `overscan`): a
- * thousand tasks cost what the dozen on screen cost.
+ * thousand tasks cost what the dozen on screen cost. Up/down move focus from row to row, scrolling rows in
+ * as they are reached.
  */
 export function VirtualRows({
   ids,
@@ -18,7 +22,7 @@ export function VirtualRows({
   renderRow: (id: string) => ReactNode;
   testId?: string;
 }) {
-  const parentRef = useRef<HTMLDivElement>(null);
+  const parentRef = useRef<HTMLDivElement | null>(null);
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count: ids.length,
@@ -26,8 +30,34 @@ export function VirtualRows({
     estimateSize: () => rowHeight,
     overscan,
   });
+
+  const navigate = useListNavigation((from, step) => {
+    const parent = parentRef.current;
+    const row = from.closest<HTMLElement>('[data-index]');
+    if (!parent || !row) return false;
+    const next = Number(row.dataset.index) + step;
+    if (next < 0 || next >= ids.length) return false;
+    virtualizer.scrollToIndex(next);
+    // The neighbour is normally drawn already (overscan); after a jump it is drawn a frame or two later.
+    const focusRow = (triesLeft: number) => {
+      const target = parent.querySelector<HTMLElement>(`[data-index="${next}"]`);
+      const focusable = target?.matches(FOCUSABLE) ? target : target?.querySelector<HTMLElement>(FOCUSABLE);
+      if (focusable) focusable.focus();
+      else if (triesLeft > 0) requestAnimationFrame(() => focusRow(triesLeft - 1));
+    };
+    focusRow(5);
+    return true;
+  });
+  const setParent = useCallback(
+    (element: HTMLDivElement | null) => {
+      parentRef.current = element;
+      return navigate(element);
+    },
+    [navigate],
+  );
+
   return (
-    <div ref={parentRef} className="min-h-0 flex-1 overflow-y-auto" data-testid={testId}>
+    <div ref={setParent} className="min-h-0 flex-1 overflow-y-auto" data-testid={testId}>
       <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
         {virtualizer.getVirtualItems().map((item) => {
           const id = ids[item.index];
@@ -35,6 +65,7 @@ export function VirtualRows({
           return (
             <div
               key={id}
+              data-index={item.index}
               style={{
                 position: 'absolute',
                 top: 0,
