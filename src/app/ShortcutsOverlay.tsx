@@ -20,7 +20,9 @@ function useShellShortcuts(openOverlay: () => void) {
     keys: ['/'],
     description: 'Search tasks',
     group: 'General',
-    match: (event) => event.key === '/',
+    // Only where there is a task search to go to; elsewhere the key is left alone.
+    match: (event) =>
+      event.key === '/' && document.querySelector('input[aria-label="Search tasks"]') !== null,
     run: () => {
       // The task list owns its search box; it is found by its accessible name, which the list keeps stable.
       const search = document.querySelector<HTMLInputElement>('input[aria-label="Search tasks"]');

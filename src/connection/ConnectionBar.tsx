@@ -80,12 +80,6 @@ export function ConnectionBar() {
   const [headerText, setHeaderText] = useState<string | null>(null);
   const { open: headersOpen, setOpen: setHeadersOpen, menuRef, buttonRef } = useHeadersMenu();
   const savedRef = useRef<HTMLDivElement>(null);
-  // The saved-receivers popover closes itself on Escape; as a layer here it keeps that same key press from
-  // also closing whatever lies beneath it (the traffic drawer).
-  useEscapeLayer(true, () => {}, 'menu', {
-    closesItself: true,
-    isOpen: () => !!savedRef.current?.querySelector('[data-testid="saved-receivers-list"]'),
-  });
   const look =
     status === 'connected' && degraded ? { dot: 'bg-amber-500', label: 'Degraded' } : statusLook[status];
   const value = draft ?? url;

@@ -4,6 +4,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { REMEMBERED_HEADERS_KEY, createSavedReceivers, type SavedReceiversApi } from './saved-receivers';
 import { SavedReceivers } from './SavedReceivers';
+import { installKeymap } from '../ui/keymap';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -13,7 +14,10 @@ const B = 'https://example.com/mcp';
 let root: Root;
 let container: HTMLElement;
 let api: SavedReceiversApi;
+// Escape comes through the app's one keymap, as on the page.
+let uninstall: () => void;
 beforeEach(() => {
+  uninstall = installKeymap();
   localStorage.clear();
   sessionStorage.clear();
   api = createSavedReceivers({ local: localStorage, session: sessionStorage });
@@ -24,6 +28,7 @@ beforeEach(() => {
 afterEach(() => {
   act(() => root.unmount());
   container.remove();
+  uninstall();
 });
 
 const $ = <T extends Element = HTMLElement>(selector: string) => container.querySelector<T>(selector);

@@ -1,3 +1,4 @@
+import { useEscapeLayer } from '../ui/useKeymap';
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { History, Pencil, TriangleAlert, X } from 'lucide-react';
 import { Badge } from '../ui/Badge';
@@ -39,20 +40,19 @@ export function SavedReceivers({
     const onPointerDown = (event: Event) => {
       if (!rootRef.current?.contains(event.target as Node)) setOpen(false);
     };
-    const onKeyDown = (event: globalThis.KeyboardEvent) => {
-      // A rename field takes its own Escape (cancel the edit) and marks it handled.
-      if (event.key !== 'Escape' || event.defaultPrevented) return;
+    document.addEventListener('pointerdown', onPointerDown);
+    return () => document.removeEventListener('pointerdown', onPointerDown);
+  }, [open]);
+  // Escape through the app's one keymap, as the innermost menu (a rename field keeps its own Escape).
+  useEscapeLayer(
+    open,
+    () => {
       setOpen(false);
       // Focus would otherwise fall to <body> when it was inside the list that is going away.
       rootRef.current?.querySelector<HTMLButtonElement>('[data-testid="saved-receivers-button"]')?.focus();
-    };
-    document.addEventListener('pointerdown', onPointerDown);
-    document.addEventListener('keydown', onKeyDown);
-    return () => {
-      document.removeEventListener('pointerdown', onPointerDown);
-      document.removeEventListener('keydown', onKeyDown);
-    };
-  }, [open]);
+    },
+    'menu',
+  );
 
   const pick = (url: string) => {
     setOpen(false);

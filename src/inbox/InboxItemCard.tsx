@@ -101,7 +101,7 @@ export function InboxItemCard({ item, showTask = true }: { item: InboxItem; show
             <p className="text-sm">Taskscope cannot answer {item.method}.</p>
           )}
         </ErrorBoundary>
-      ) : item.sent ? (
+      ) : item.sent && item.state === 'answered' ? (
         <SentView sent={item.sent} />
       ) : (
         item.state === 'answered' && (

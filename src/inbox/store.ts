@@ -20,8 +20,8 @@ export interface InboxItem extends InboxRequest {
   /** What was answered, in a few words, once answered or cancelled. */
   outcome?: string;
   /**
-   * The answer as sent, kept on the page when the person answers. The engine's own record says only the
-   * outcome, so an item restored from history after a reload has the outcome alone.
+   * The answer as sent: noted on the page when the person answers, and read from the engine's record of the
+   * reply for an item restored from history.
    */
   sent?: SentAnswer;
 }
@@ -96,7 +96,11 @@ export const useInbox = create<InboxStore>()((set) => ({
       }
       return { items };
     }),
-  noteSent: (key, sent) => set((s) => ({ items: s.items.map((i) => (i.key === key ? { ...i, sent } : i)) })),
+  // Only while it waits: a request the receiver withdrew meanwhile was never answered, whatever was typed.
+  noteSent: (key, sent) =>
+    set((s) => ({
+      items: s.items.map((i) => (i.key === key && i.state === 'pending' ? { ...i, sent } : i)),
+    })),
 }));
 
 export const pendingFor = (items: InboxItem[], taskId: string) =>

@@ -43,6 +43,8 @@ export function Dialog({
         event.preventDefault();
         onClose();
       }}
+      // Closed some other way (the browser, a form inside): the state must follow, or the layer stays open.
+      onClose={onClose}
       onClick={(event) => {
         if (event.target === ref.current) onClose();
       }}

@@ -162,6 +162,8 @@ function onCapture(event: KeyboardEvent) {
 function onKeyDown(event: KeyboardEvent) {
   // A field or widget that used the key itself (a rename box cancelling its edit) says so by preventing it.
   if (event.defaultPrevented) return;
+  // Keys typed into an input method (composing Japanese, say) are the method's, Escape included.
+  if (event.isComposing || event.keyCode === 229) return;
   if (event.key === 'Escape') {
     const layer = innermostAtStart.has(event) ? innermostAtStart.get(event) : innermostLayer();
     if (!layer || layer.closesItself) return;

@@ -163,10 +163,15 @@ test('the timeline: the pollInterval in force as a step line and a column, and t
   await expect(deadline).toHaveAttribute('title', /^TTL deadline \d\d:\d\d:\d\d\.\d{3}/);
   const result = await detail.getByTestId('timeline').locator('[data-mark="result"]').boundingBox();
   expect((await deadline.boundingBox())!.x).toBeGreaterThan(result!.x);
-  // A 60 s ttl is far beyond a short task's life, and is not drawn.
+  // A 60 s ttl is far beyond a short task's life: marked at the right edge, saying where it really is.
   await runTool(page, 'slow_job', { durationMs: '600', steps: '1', pollIntervalMs: '300' });
   await expect(detail.getByTestId('result')).toContainText('Finished');
-  await expect(detail.getByTestId('timeline').locator('[data-mark="ttl"]')).toHaveCount(0);
+  const edge = detail.getByTestId('timeline').locator('[data-mark="ttl"]');
+  await expect(edge).toHaveCount(1);
+  await expect(edge).toHaveAttribute(
+    'title',
+    /^TTL deadline \d\d:\d\d:\d\d\.\d{3} →: .* past the right edge/,
+  );
 });
 
 test('a task first seen late: the time before its first observation is drawn as not observed', async ({

@@ -231,9 +231,11 @@ describe('the TTL deadline mark', () => {
     expect(model.view).toEqual({ start: 0, end: 5000 });
   });
 
-  it('is left out when far beyond the range (a 2 s task with a 60 s ttl)', () => {
+  it('far beyond the range (a 2 s task with a 60 s ttl): marked at the right edge, the axis kept', () => {
     const model = buildTimeline(live(), 2000, { createdAt: 0, ttlDeadline: 60_000 });
-    expect(model.marks.some((m) => m.kind === 'ttl')).toBe(false);
+    const mark = model.marks.find((m) => m.kind === 'ttl');
+    expect(mark?.at).toBe(2000);
+    expect(mark?.detail).toMatch(/58 s past the right edge/);
     expect(model.view).toEqual({ start: 0, end: 2000 });
   });
 });

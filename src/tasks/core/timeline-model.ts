@@ -295,6 +295,14 @@ export function buildTimeline(task: TrackedTask, now: number, context: TimelineC
         at: deadline,
         detail: `TTL deadline ${formatClock(deadline, { millis: true })}: createdAt + ttl, on the receiver's clock corrected to this one`,
       });
+    } else if (!hidden && deadline > view.end + reach) {
+      // Far beyond the task's drawn life: widening the axis would squash the task to a sliver, so the mark
+      // sits at the right edge and says where the deadline really is.
+      marks.push({
+        kind: 'ttl',
+        at: view.end,
+        detail: `TTL deadline ${formatClock(deadline, { millis: true })} →: ${formatMs(deadline - view.end)} past the right edge (createdAt + ttl)`,
+      });
     }
   }
   return { start, end, segments, marks, pollSteps: pollSteps(task.entries, end), unobserved, view };

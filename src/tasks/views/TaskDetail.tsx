@@ -69,7 +69,7 @@ function Headline({ task, snapshot }: { task: TrackedTask; snapshot: TaskSnapsho
         {message && (
           <p className="mt-1 text-sm">
             <span className="text-xs text-slate-500">last statusMessage: </span>
-            <span className="whitespace-pre-wrap" data-testid="status-message">
+            <span className="whitespace-pre-wrap [overflow-wrap:anywhere]" data-testid="status-message">
               {message}
             </span>
           </p>
@@ -79,7 +79,7 @@ function Headline({ task, snapshot }: { task: TrackedTask; snapshot: TaskSnapsho
   if (!message) return null;
   return (
     <p
-      className="rounded bg-slate-50 px-3 py-2 text-sm whitespace-pre-wrap dark:bg-slate-900"
+      className="rounded bg-slate-50 px-3 py-2 text-sm whitespace-pre-wrap [overflow-wrap:anywhere] dark:bg-slate-900"
       data-testid="status-message"
     >
       {message}
@@ -97,7 +97,7 @@ function CallSummary({ task }: { task: TrackedTask }) {
     <section aria-label="The call" className="space-y-1" data-testid="task-call">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
         <h2 className="text-xs font-semibold tracking-wide text-slate-500 uppercase">Call</h2>
-        <span className="font-mono text-sm" data-testid="call-tool">
+        <span className="font-mono text-sm [overflow-wrap:anywhere]" data-testid="call-tool">
           {call.tool}
         </span>
         <span className="text-xs text-slate-500" data-testid="call-ttl">
