@@ -2,7 +2,7 @@ import { lazy, Suspense, useRef, useState } from 'react';
 import { ArrowDownLeft, ArrowUpRight, ChevronDown, ChevronUp, Trash2 } from 'lucide-react';
 import { Button, focusRing } from '../ui/Button';
 import { restoreFocus } from '../ui/keymap';
-import { useEscapeLayer, useShortcut } from '../ui/useKeymap';
+import { useEscapeLayer, useListNavigation, useShortcut } from '../ui/useKeymap';
 import { formatClock } from '../tasks/core/ttl';
 import { useTraffic } from './store';
 import type { TrafficEvent } from '../mcp';
@@ -36,6 +36,7 @@ function Row({ event, open, onToggle }: { event: TrafficEvent; open: boolean; on
             aria-label={`${open ? 'Close' : 'Open'} message ${event.seq}: ${event.kind} ${event.method ?? ''}`}
             className={`rounded tabular-nums ${focusRing}`}
             data-testid="traffic-time"
+            data-keynav-item
           >
             {formatClock(event.wallTime, { millis: true })}
           </button>
@@ -75,10 +76,12 @@ function Row({ event, open, onToggle }: { event: TrafficEvent; open: boolean; on
 function TrafficLog() {
   const [expanded, setExpanded] = useState<number | null>(null);
   const events = useTraffic((s) => s.events);
+  // Up/down move through the messages, as through the tool and task lists.
+  const listRef = useListNavigation();
   return (
     <div className="h-56 overflow-y-auto font-mono text-[11px]">
       <table className="w-full">
-        <tbody>
+        <tbody ref={listRef}>
           {events
             .slice(-300)
             .reverse()

@@ -507,3 +507,16 @@ test('times read in one 24-hour format: the traffic drawer to the millisecond, t
     /\(since \d{2}:\d{2}:\d{2}\)$/,
   );
 });
+
+test('up/down move through the traffic log as through the other lists', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await page.getByRole('button', { name: /Traffic/ }).click();
+  const times = page.getByRole('region', { name: 'Traffic' }).getByTestId('traffic-time');
+  await expect(times.nth(2)).toBeVisible();
+  await times.first().focus();
+  await page.keyboard.press('ArrowDown');
+  await expect(times.nth(1)).toBeFocused();
+  await page.keyboard.press('ArrowUp');
+  await expect(times.first()).toBeFocused();
+});
