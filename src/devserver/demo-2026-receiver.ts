@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import { REQUEST_BODY_LIMIT, isAllowedOrigin } from './demo-receiver.js';
-import { hostRefusal, isAllowedHost } from './http-server.js';
+import { REQUEST_BODY_LIMIT } from './demo-receiver.js';
+import { receiverGuard } from './receiver-guard.js';
 import { jsonRpcErrors, sendJsonRpcError, serveThroughFetch, setCorsHeaders } from './demo-2026-http.js';
 import { createTaskListen } from './demo-2026-listen.js';
 import { demoServerFactory2026 } from './demo-2026-server.js';
@@ -53,16 +53,6 @@ export interface DemoReceiver2026 {
   close: () => Promise<void>;
 }
 
-/** A page served by this very server under an allow-listed Host posts with its own origin: let it in. */
-function isSameOrigin(origin: string | undefined, host: string | undefined): boolean {
-  if (origin === undefined || host === undefined) return false;
-  try {
-    return new URL(origin).host === host.toLowerCase();
-  } catch {
-    return false;
-  }
-}
-
 const logUnexpected = (error: Error) => {
   // The SDK reports every request it refuses (a 2025 initialize, a header mismatch): those are answers.
   if (/^(Rejected|Unsupported protocol version)/.test(error.message)) return;
@@ -87,28 +77,16 @@ export function createDemoReceiver2026(options: DemoReceiver2026Options = {}): D
   const listen = createTaskListen(store, { keepAliveMs: options.keepAliveMs });
 
   const router = express.Router();
-  router.use((req: Request, res: Response, next: NextFunction) => {
-    if (!isAllowedHost(req.headers.host, allowedHosts)) {
-      sendJsonRpcError(res, 403, -32600, `Forbidden: ${hostRefusal(req.headers.host)}`);
-      return;
-    }
-    const origin = req.headers.origin;
-    if (!isAllowedOrigin(origin, allowedOrigins) && !isSameOrigin(origin, req.headers.host)) {
-      sendJsonRpcError(res, 403, -32000, `Origin ${String(origin)} is not allowed by this receiver`);
-      return;
-    }
-    if (options.cors === false) {
-      next();
-      return;
-    }
-    if (origin) setCorsHeaders(req, res, origin);
-    // Server 2.4 answers OPTIONS with 405; a preflight must get its answer here.
-    if (req.method === 'OPTIONS') {
-      res.status(204).end();
-      return;
-    }
-    next();
-  });
+  // Server 2.4 answers OPTIONS with 405 and checks no Origin: the guard does both here.
+  router.use(
+    receiverGuard({
+      allowedHosts,
+      allowedOrigins,
+      cors: options.cors,
+      setCors: setCorsHeaders,
+      sendError: sendJsonRpcError,
+    }),
+  );
 
   const requireJson = (req: Request, res: Response, next: NextFunction) => {
     // Without this, a text/plain body would reach the handler unparsed and fail with a misleading message.

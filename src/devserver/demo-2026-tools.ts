@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import type { DemoTaskStore2026 } from './demo-2026-store.js';
 import type { TaskHandle } from './demo-2026-task.js';
-import { TINY_PNG } from './demo-tool-kit.js';
+import { richResult, slowJobInput } from './demo-tool-kit.js';
 import { declaresTasksExtension } from './demo-2026-wire.js';
 
 const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
@@ -76,19 +76,7 @@ export function registerDemoTools2026(
     title: 'Slow job',
     description:
       'Works through a number of steps, one statusMessage per step, then completes with a text result. Runs only as a task.',
-    inputSchema: {
-      durationMs: z.number().int().min(0).max(600_000).default(6000).describe('Total run time in ms'),
-      steps: z.number().int().min(1).max(100).default(4).describe('Steps, one statusMessage each'),
-      pollIntervalMs: z
-        .number()
-        .int()
-        .min(50)
-        .max(60_000)
-        .default(1000)
-        .describe('pollIntervalMs the receiver asks for'),
-      ttlMs: ttlArg,
-      label: z.string().max(200).default('job').describe('Free text echoed in messages and result'),
-    },
+    inputSchema: slowJobInput('pollIntervalMs'),
     plan: ({ durationMs, steps, pollIntervalMs, ttlMs, label }) => ({
       ttlMs: ttlMs ?? 60_000,
       pollIntervalMs,
@@ -260,23 +248,4 @@ export function registerDemoTools2026(
     },
     async ({ message }) => text(message),
   );
-}
-
-function richResult(padKb: number): Record<string, unknown> {
-  return {
-    content: [
-      {
-        type: 'text',
-        text: '# Quarterly report\n\n- **Revenue** up 12%\n- _Costs_ flat\n\n`code` and a [link](https://modelcontextprotocol.io).',
-      },
-      { type: 'image', data: TINY_PNG, mimeType: 'image/png' },
-      { type: 'resource_link', uri: 'file:///reports/q3.csv', name: 'q3.csv', mimeType: 'text/csv' },
-      {
-        type: 'resource',
-        resource: { uri: 'memo://summary', mimeType: 'text/plain', text: 'Summary: all targets met.' },
-      },
-      ...(padKb > 0 ? [{ type: 'text', text: `Appendix:\n${'0123456789abcdef'.repeat(padKb * 64)}` }] : []),
-    ],
-    structuredContent: { revenue: { q2: 100, q3: 112 }, costs: [40, 40], ok: true },
-  };
 }

@@ -13,7 +13,8 @@ import { InMemoryTaskMessageQueue } from '@modelcontextprotocol/sdk/experimental
 import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DemoTaskStore } from './demo-task-store.js';
 import { registerDemoTools } from './demo-tools.js';
-import { hostRefusal, isAllowedHost } from './http-server.js';
+import { receiverGuard } from './receiver-guard.js';
+export { isAllowedOrigin } from './receiver-guard.js';
 
 export const DEMO_SERVER_INFO = {
   name: 'taskscope-demo',
@@ -50,35 +51,11 @@ export interface DemoReceiver {
   close: () => Promise<void>;
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-export function isAllowedOrigin(origin: string | undefined, extra: readonly string[]): boolean {
-  // No Origin header: not a browser page (curl, Node clients), so no cross-site risk to guard against.
-  if (origin === undefined) return true;
-  if (extra.includes(origin)) return true;
-  try {
-    const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(url.hostname);
-  } catch {
-    return false;
-  }
-}
-
 /** Requests are small (tool arguments are capped at 10,000 characters); only results grow past 1 MB. */
 export const REQUEST_BODY_LIMIT = 1024 * 1024;
 
 function jsonRpcError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
-}
-
-/** A page served by this very server under an allow-listed Host posts with its own origin: let it in. */
-function isSameOrigin(origin: string | undefined, host: string | undefined): boolean {
-  if (origin === undefined || host === undefined) return false;
-  try {
-    return new URL(origin).host === host.toLowerCase();
-  } catch {
-    return false;
-  }
 }
 
 function isJsonRpcMessage(body: unknown): boolean {
@@ -150,36 +127,24 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
   };
 
   const router = express.Router();
-  router.use((req: Request, res: Response, next: NextFunction) => {
-    if (!isAllowedHost(req.headers.host, allowedHosts)) {
-      jsonRpcError(res, 403, -32600, `Forbidden: ${hostRefusal(req.headers.host)}`);
-      return;
-    }
-    const origin = req.headers.origin;
-    if (!isAllowedOrigin(origin, allowed) && !isSameOrigin(origin, req.headers.host)) {
-      jsonRpcError(res, 403, -32000, `Origin ${String(origin)} is not allowed by this receiver`);
-      return;
-    }
-    if (options.cors === false) {
-      next();
-      return;
-    }
-    if (origin) {
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Vary', 'Origin');
-      res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
-      res.setHeader(
-        'Access-Control-Allow-Headers',
-        'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id',
-      );
-      res.setHeader('Access-Control-Expose-Headers', 'mcp-session-id, mcp-protocol-version, retry-after');
-    }
-    if (req.method === 'OPTIONS') {
-      res.status(204).end();
-      return;
-    }
-    next();
-  });
+  router.use(
+    receiverGuard({
+      allowedHosts,
+      allowedOrigins: allowed,
+      cors: options.cors,
+      sendError: jsonRpcError,
+      setCors: (_req, res, origin) => {
+        res.setHeader('Access-Control-Allow-Origin', origin);
+        res.setHeader('Vary', 'Origin');
+        res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
+        res.setHeader(
+          'Access-Control-Allow-Headers',
+          'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id',
+        );
+        res.setHeader('Access-Control-Expose-Headers', 'mcp-session-id, mcp-protocol-version, retry-after');
+      },
+    }),
+  );
 
   const requireJson = (req: Request, res: Response, next: NextFunction) => {
     // Without this, a text/plain body would reach the handler unparsed and fail with a misleading message.

@@ -40,3 +40,42 @@ export const storeBacked = {
 };
 
 export const ttlArg = z.number().int().min(1000).max(3_600_000).optional().describe('Task ttl in ms');
+
+/** slow_job's arguments, the same on both demo endpoints; `interval` names the field in each generation. */
+export function slowJobInput(interval: 'pollInterval' | 'pollIntervalMs') {
+  return {
+    durationMs: z.number().int().min(0).max(600_000).default(6000).describe('Total run time in ms'),
+    steps: z.number().int().min(1).max(100).default(4).describe('Steps, one statusMessage each'),
+    pollIntervalMs: z
+      .number()
+      .int()
+      .min(50)
+      .max(60_000)
+      .default(1000)
+      .describe(`${interval} the receiver asks for`),
+    ttlMs: ttlArg,
+    label: z.string().max(200).default('job').describe('Free text echoed in messages and result'),
+  };
+}
+
+/** rich_result_job's result on both endpoints: markdown, an image, links, a resource, structured content. */
+export function richResult(padKb: number): CallToolResult {
+  return {
+    content: [
+      {
+        type: 'text',
+        text: '# Quarterly report\n\n- **Revenue** up 12%\n- _Costs_ flat\n\n`code` and a [link](https://modelcontextprotocol.io).',
+      },
+      { type: 'image', data: TINY_PNG, mimeType: 'image/png' },
+      { type: 'resource_link', uri: 'file:///reports/q3.csv', name: 'q3.csv', mimeType: 'text/csv' },
+      {
+        type: 'resource',
+        resource: { uri: 'memo://summary', mimeType: 'text/plain', text: 'Summary: all targets met.' },
+      },
+      ...(padKb > 0
+        ? [{ type: 'text' as const, text: `Appendix:\n${'0123456789abcdef'.repeat(padKb * 64)}` }]
+        : []),
+    ],
+    structuredContent: { revenue: { q2: 100, q3: 112 }, costs: [40, 40], ok: true },
+  };
+}

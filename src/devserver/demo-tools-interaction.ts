@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { TINY_PNG, runDetached, sleep, storeBacked, text, ttlArg } from './demo-tool-kit.js';
+import { richResult, runDetached, sleep, storeBacked, text, ttlArg } from './demo-tool-kit.js';
 
 /** Tools that show what a task can carry: a question for a person, rich content, and the two other taskSupports. */
 export function registerInteractionTools(server: McpServer): void {
@@ -93,28 +93,7 @@ export function registerInteractionTools(server: McpServer): void {
         runDetached(extra.taskStore, task.taskId, async () => {
           await extra.taskStore.updateTaskStatus(task.taskId, 'working', 'Rendering report…');
           await sleep(durationMs);
-          await extra.taskStore.storeTaskResult(task.taskId, 'completed', {
-            content: [
-              {
-                type: 'text',
-                text: '# Quarterly report\n\n- **Revenue** up 12%\n- _Costs_ flat\n\n`code` and a [link](https://modelcontextprotocol.io).',
-              },
-              { type: 'image', data: TINY_PNG, mimeType: 'image/png' },
-              { type: 'resource_link', uri: 'file:///reports/q3.csv', name: 'q3.csv', mimeType: 'text/csv' },
-              {
-                type: 'resource',
-                resource: {
-                  uri: 'memo://summary',
-                  mimeType: 'text/plain',
-                  text: 'Summary: all targets met.',
-                },
-              },
-              ...(padKb > 0
-                ? [{ type: 'text' as const, text: `Appendix:\n${'0123456789abcdef'.repeat(padKb * 64)}` }]
-                : []),
-            ],
-            structuredContent: { revenue: { q2: 100, q3: 112 }, costs: [40, 40], ok: true },
-          });
+          await extra.taskStore.storeTaskResult(task.taskId, 'completed', richResult(padKb));
         });
         return { task };
       },

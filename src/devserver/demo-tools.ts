@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { DemoTaskStore } from './demo-task-store.js';
-import { runDetached, sleep, storeBacked, text, ttlArg } from './demo-tool-kit.js';
+import { runDetached, sleep, slowJobInput, storeBacked, text, ttlArg } from './demo-tool-kit.js';
 import { registerInteractionTools } from './demo-tools-interaction.js';
 import { RELATED_TASK_META } from '../mcp/rules.js';
 
@@ -19,19 +19,8 @@ function registerLifecycleTools(server: McpServer, store: DemoTaskStore): void {
       title: 'Slow job',
       description:
         'Works through a number of steps, one statusMessage per step, then completes with a text result.',
-      inputSchema: {
-        durationMs: z.number().int().min(0).max(600_000).default(6000).describe('Total run time in ms'),
-        steps: z.number().int().min(1).max(100).default(4).describe('Steps, one statusMessage each'),
-        pollIntervalMs: z
-          .number()
-          .int()
-          .min(50)
-          .max(60_000)
-          .default(1000)
-          .describe('pollInterval the receiver asks for'),
-        ttlMs: ttlArg,
-        label: z.string().max(200).default('job').describe('Free text echoed in messages and result'),
-      },
+      inputSchema: slowJobInput('pollInterval'),
+
       execution: { taskSupport: 'required' },
     },
     {

@@ -1,10 +1,9 @@
-import express from 'express';
 import {
   createDemoReceiver2026,
   type DemoReceiver2026,
   type DemoReceiver2026Options,
 } from '../../src/devserver/demo-2026-receiver';
-import { listenOnLoopback } from '../../src/devserver/http-server';
+import { serveOnLoopback } from './receivers';
 
 export interface RunningReceiver2026 {
   /** The MCP endpoint. */
@@ -24,7 +23,6 @@ export async function startDemoReceiver2026(
     'keepAliveMs' | 'maxTasks' | 'pushes'
   > = {},
 ): Promise<RunningReceiver2026> {
-  const app = express();
   const receiver = createDemoReceiver2026({
     cors: options.cors,
     legacy: options.dual ? 'stateless' : 'reject',
@@ -32,15 +30,5 @@ export async function startDemoReceiver2026(
     maxTasks: options.maxTasks,
     pushes: options.pushes,
   });
-  app.use('/mcp', receiver.router);
-  const listening = await listenOnLoopback(app, options.port ?? 0);
-  return {
-    url: `${listening.url}/mcp`,
-    port: Number(new URL(listening.url).port),
-    receiver,
-    close: async () => {
-      await receiver.close();
-      await listening.close();
-    },
-  };
+  return { ...(await serveOnLoopback(receiver.router, receiver.close, options.port)), receiver };
 }

@@ -12,23 +12,31 @@ export interface RunningReceiver {
   close: () => Promise<void>;
 }
 
-/** Our demo receiver on a loopback port (a free one unless given: a restart reuses the port it had). */
-export async function startDemoReceiver(
-  options: { port?: number; cors?: boolean } = {},
-): Promise<RunningReceiver & { receiver: DemoReceiver; port: number }> {
+/** A receiver's router at /mcp on a loopback port (a free one unless given: a restart reuses the port it had). */
+export async function serveOnLoopback(
+  router: express.Router,
+  close: () => Promise<void>,
+  port = 0,
+): Promise<RunningReceiver & { port: number }> {
   const app = express();
-  const receiver = createDemoReceiver({ cors: options.cors });
-  app.use('/mcp', receiver.router);
-  const listening = await listenOnLoopback(app, options.port ?? 0);
+  app.use('/mcp', router);
+  const listening = await listenOnLoopback(app, port);
   return {
     url: `${listening.url}/mcp`,
     port: Number(new URL(listening.url).port),
-    receiver,
     close: async () => {
-      await receiver.close();
+      await close();
       await listening.close();
     },
   };
+}
+
+/** Our demo receiver on a loopback port. */
+export async function startDemoReceiver(
+  options: { port?: number; cors?: boolean } = {},
+): Promise<RunningReceiver & { receiver: DemoReceiver; port: number }> {
+  const receiver = createDemoReceiver({ cors: options.cors });
+  return { ...(await serveOnLoopback(receiver.router, receiver.close, options.port)), receiver };
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
