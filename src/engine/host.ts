@@ -12,7 +12,6 @@ import {
   relayFetch,
   type ClassifiedError,
   type Detection,
-  type Era,
   type ResumeSession,
 } from '../mcp';
 import { createQueryClient } from '../tasks/core/query-client';
@@ -28,18 +27,17 @@ import type {
   ConnectionNews,
   Health,
   InboxEvent,
-  InboxRequest,
   PollingHealth,
   Replies,
   ToEngine,
   TrackerSettings,
 } from './messages';
-import type { QueryClient } from '@tanstack/query-core';
 import { Outbox, type TaskParts } from './outbox';
 import { PersonRequests } from './person-requests';
 import { CONNECTIONS_PER_ORIGIN, answersAt, diagnose, watchConnection } from './connection-watch';
-import { HistoryRecorder } from './history-recorder';
 import { HistoryDb } from './history';
+import { HistoryLink } from './history-link';
+import { isRetryable, stillAway, type ConnectCommand, type Connection } from './connection';
 import type { FromEngine } from './messages';
 
 const HEALTH_EVERY_MS = 1000;
@@ -50,62 +48,6 @@ export interface HostOptions {
   /** Where history is kept; by default IndexedDB when there is one. Tests pass their own or null. */
   history?: () => Promise<HistoryDb | null>;
 }
-
-type ConnectCommand = Extract<Command, { type: 'connect' }>;
-
-interface Connection {
-  id: number;
-  command: ConnectCommand;
-  holder: SessionHolder;
-  tap: TrafficTap;
-  api: ReceiverTasksApi;
-  tracker: TaskTracker;
-  scheduler: RequestScheduler;
-  queryClient: QueryClient;
-  collector: TaskChangeCollector;
-  settings: TrackerSettings;
-  people: PersonRequests;
-  tasksDirty: boolean;
-  dirtySnapshots: Set<string>;
-  dirtyResults: Set<string>;
-  health: Health;
-  /** Polls held while nothing answers; a ping with backoff finds out when the receiver is back. */
-  suspended: boolean;
-  checkingReach: boolean;
-  /** A session was up once: from then on a failure is the receiver going away, never a CORS verdict. */
-  everConnected: boolean;
-  /** The generation the first session settled, and how: later sessions of this connection speak it too. */
-  knownEra?: Era;
-  detectedBy?: Detection;
-  attempt: number;
-  retryTimer?: ReturnType<typeof setTimeout>;
-  unwatch?: () => void;
-  history?: HistoryRecorder;
-  closed: boolean;
-  stop: () => void;
-  /** Swaps the traffic tap (numbering restarts after restored traffic) before any session uses it. */
-  retap: (tap: TrafficTap) => void;
-  /** Questions history had still waiting: answerable again if the session they were asked in is resumed. */
-  waitingFromHistory: InboxRequest[];
-}
-
-/**
- * Whether trying again later can help: nothing answered, or the receiver was busy. A receiver that answered
- * and refused (no MCP endpoint, a web page, CORS, auth) will refuse again until someone changes something.
- */
-function isRetryable(error: ClassifiedError): boolean {
-  if (error.diagnosis === 'cors') return false;
-  if (error.kind === 'cors-or-network' || error.kind === 'timeout' || error.kind === 'rate-limited')
-    return true;
-  if (error.kind === 'session-lost') return true;
-  return error.kind === 'other' && (error.httpStatus ?? 0) >= 500;
-}
-
-/** An answer of any kind, even a JSON-RPC error, means the receiver is there. */
-const stillAway = (error: ClassifiedError) =>
-  error.kind === 'cors-or-network' || error.kind === 'timeout' || error.kind === 'session-lost';
-
-const openIndexedDbHistory = () => HistoryDb.open().catch(() => null);
 
 /**
  * The engine: everything that talks to a receiver, off the page's main thread. It owns the connection (the
@@ -119,9 +61,8 @@ export class EngineHost {
   private connectSeq = 0;
   /** The latest settings the page sent, applied to every connection opened after. */
   private settings: TrackerSettings | undefined;
-  private preserve = true;
   private readonly outbox: Outbox;
-  private historyDb: Promise<HistoryDb | null> | undefined;
+  private readonly historyLink: HistoryLink;
   /** The last session this engine ended per receiver: its live tasks are asked about in the next one. */
   private readonly endedSessions = new Map<string, string>();
 
@@ -133,6 +74,11 @@ export class EngineHost {
       takeTaskParts: () => this.takeTaskParts(),
       taskCount: () => this.current?.tracker.store.getState().order.length ?? 0,
     });
+    this.historyLink = new HistoryLink(
+      options.history ?? (() => HistoryDb.open().catch(() => null)),
+      this.outbox,
+      (conn, news) => this.news(conn, news),
+    );
   }
 
   receive(message: ToEngine): void {
@@ -158,10 +104,10 @@ export class EngineHost {
         await this.closeCurrent(command.end !== false);
         return null;
       case 'preserve':
-        await this.setPreserve(command.on);
+        await this.historyLink.setPreserve(this.current, command.on);
         return null;
       case 'clearHistory':
-        return this.clearHistory();
+        return conn ? this.historyLink.clear(conn) : [];
       case 'follow':
         conn?.tracker.follow(command.taskId);
         return null;
@@ -222,12 +168,12 @@ export class EngineHost {
   private async connect(command: ConnectCommand): Promise<ConnectReply> {
     const seq = ++this.connectSeq;
     this.settings = command.settings;
-    if (command.preserve !== undefined) this.preserve = command.preserve;
+    if (command.preserve !== undefined) this.historyLink.preserve = command.preserve;
     await this.closeCurrent(false);
     if (seq !== this.connectSeq) return { ok: false, stale: true };
     const conn = this.open(command);
     this.setHealth(conn, { status: 'connecting', since: Date.now() });
-    if (this.preserve) await this.restore(conn);
+    if (this.historyLink.preserve) await this.historyLink.restore(conn);
     if (seq !== this.connectSeq || conn.closed) return { ok: false, stale: true };
     const ended = command.resume?.sessionId ?? this.endedSessions.get(command.url);
     return this.establish(conn, command.resume, ended);
@@ -566,94 +512,6 @@ export class EngineHost {
     });
   }
 
-  private history(): Promise<HistoryDb | null> {
-    this.historyDb ??= (this.options.history ?? openIndexedDbHistory)();
-    return this.historyDb;
-  }
-
-  /** Puts this receiver's history back: tasks into the tracker, traffic and answered requests to the page. */
-  private async restore(conn: Connection): Promise<void> {
-    const db = await this.history();
-    if (!db) {
-      this.news(conn, {
-        history: {
-          state: 'unavailable',
-          message:
-            'This browser gives Taskscope no IndexedDB (private mode?): history lasts only as long as the page.',
-        },
-      });
-      return;
-    }
-    const loaded = await db.load(conn.command.url);
-    // Preserve log turned off (or on, with its own recorder) while this was loading: that choice stands.
-    if (conn.closed || !this.preserve || conn.history) return;
-    conn.tracker.restore(loaded.tasks);
-    let lastSeq = 0;
-    for (const event of loaded.traffic) {
-      this.outbox.addTraffic(event);
-      lastSeq = Math.max(lastSeq, event.seq);
-    }
-    // Traffic numbers go on from the restored ones, so no two rows share one.
-    conn.retap(new TrafficTap(undefined, lastSeq));
-    const inbox = restoredInbox(loaded.inbox);
-    for (const event of inbox.settled) this.outbox.addInbox(event);
-    conn.waitingFromHistory = inbox.waiting;
-    conn.history = new HistoryRecorder(
-      db,
-      conn.command.url,
-      conn.tracker,
-      conn.queryClient,
-      conn.id,
-      (news) => this.news(conn, { history: news }),
-    );
-    conn.history.skipRestored();
-    this.news(conn, {
-      history: { state: 'on', restored: loaded.tasks.length, dropped: loaded.droppedTasks || undefined },
-    });
-  }
-
-  /** "Preserve log": on keeps what is observed from now (and what is shown); off forgets what was kept. */
-  private async setPreserve(on: boolean): Promise<void> {
-    this.preserve = on;
-    const conn = this.current;
-    if (!conn) return;
-    const db = await this.history();
-    if (!db) return;
-    if (on && !conn.history) {
-      conn.history = new HistoryRecorder(
-        db,
-        conn.command.url,
-        conn.tracker,
-        conn.queryClient,
-        conn.id,
-        (news) => this.news(conn, { history: news }),
-      );
-      conn.history.tasksChanged();
-      for (const taskId of conn.tracker.store.getState().order) {
-        conn.history.snapshotChanged(taskId);
-        conn.history.resultChanged(taskId);
-      }
-      this.news(conn, { history: { state: 'on' } });
-    } else if (!on && conn.history) {
-      const recorder = conn.history;
-      conn.history = undefined;
-      await recorder.dispose();
-      await db.clear(conn.command.url, []);
-      this.news(conn, { history: { state: 'off' } });
-    }
-  }
-
-  /** Clear: ended tasks, traffic and answered requests go, from the page and from history; live tasks stay. */
-  private async clearHistory(): Promise<string[]> {
-    const conn = this.current;
-    if (!conn) return [];
-    const forgotten = conn.tracker.forgetEnded();
-    const live = conn.tracker.store.getState().order;
-    if (conn.history) await conn.history.clear(live);
-    else await (await this.history())?.clear(conn.command.url, live);
-    return forgotten;
-  }
-
   /**
    * `end`: the person disconnected, so the session is ended on the receiver (DELETE). Otherwise (a new
    * connect) it is left to expire: the receiver may still hold tasks someone wants, and a reload resumes it.
@@ -788,23 +646,3 @@ const notConnected = (): { ok: false; error: ClassifiedError } => ({
   ok: false,
   error: { kind: 'other', message: 'Not connected to a receiver.' },
 });
-
-/**
- * The inbox from history: answered requests for the record, and the ones still waiting when the page went
- * away (answerable only if their session is taken up again). Keys are made new: the ones they had came from
- * an earlier page and could meet this page's.
- */
-function restoredInbox(events: readonly InboxEvent[]): { settled: InboxEvent[]; waiting: InboxRequest[] } {
-  const ends = new Map<string, Extract<InboxEvent, { kind: 'settled' }>>();
-  for (const event of events) if (event.kind === 'settled') ends.set(event.key, event);
-  const settled: InboxEvent[] = [];
-  const waiting: InboxRequest[] = [];
-  for (const event of events) {
-    if (event.kind !== 'asked') continue;
-    const key = `history:${event.request.receivedAt}:${event.request.key}`;
-    const end = ends.get(event.request.key);
-    if (end) settled.push({ kind: 'asked', request: { ...event.request, key } }, { ...end, key });
-    else waiting.push({ ...event.request, key });
-  }
-  return { settled, waiting };
-}
