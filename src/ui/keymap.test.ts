@@ -18,7 +18,7 @@ beforeEach(() => {
 afterEach(() => {
   uninstall();
   for (const cleanup of cleanups.splice(0)) cleanup();
-  document.body.innerHTML = '';
+  document.body.replaceChildren();
 });
 
 function press(key: string, target: EventTarget = document.body, init: KeyboardEventInit = {}) {
