@@ -196,9 +196,19 @@ export class SessionClaims {
       this.held.set(url, sessionId);
       return Promise.resolve(true);
     }
-    // That tab asked first and will take the session when no one objects; asking now would race it.
-    if ((this.othersClaiming.get(claimKey(url, sessionId)) ?? 0) > Date.now()) return Promise.resolve(false);
-    const channel = this.channel;
+    // That tab asked first and takes the session when no one objects; asking now would race it, so ask once
+    // its claim is settled, when it answers for the session like any holder.
+    const othersUntil = this.othersClaiming.get(claimKey(url, sessionId)) ?? 0;
+    const wait = othersUntil - Date.now();
+    if (wait > 0) {
+      return new Promise<void>((resolve) => setTimeout(resolve, wait + 1)).then(() =>
+        this.claim(url, sessionId),
+      );
+    }
+    return this.ask(this.channel, url, sessionId);
+  }
+
+  private ask(channel: ClaimChannel, url: string, sessionId: string): Promise<boolean> {
     const nonce = newNonce();
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => settle(true), this.timeoutMs);
