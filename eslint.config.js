@@ -7,7 +7,7 @@ import globals from 'globals';
 
 /**
  * The layers, lowest first (README, "Architecture"): each may import only from layers below it and itself.
- *   mcp → tasks/core → engine → ui → state → results, inbox, traffic → tasks → connection, tools → app
+ *   mcp → tasks/core → engine → ui → state → results, inbox, traffic → tasks → connection, tools, trace, report → app
  * devserver is Node only and may use mcp alone.
  */
 const below = {
@@ -22,6 +22,8 @@ const below = {
   tasks: ['mcp', 'tasks/core', 'engine', 'state', 'ui', 'results', 'inbox', 'traffic'],
   connection: ['mcp', 'tasks/core', 'engine', 'state', 'ui', 'results', 'inbox', 'traffic', 'tasks'],
   tools: ['mcp', 'tasks/core', 'engine', 'state', 'ui', 'results', 'inbox', 'traffic', 'tasks'],
+  trace: ['mcp', 'tasks/core', 'engine', 'state', 'ui', 'results', 'inbox', 'traffic', 'tasks'],
+  report: ['mcp', 'tasks/core', 'engine', 'state', 'ui', 'results', 'inbox', 'traffic', 'tasks'],
   devserver: ['mcp'],
 };
 const layerZones = Object.entries(below).map(([layer, allowed]) => ({

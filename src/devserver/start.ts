@@ -133,6 +133,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     port: portFromEnv('PORT', 5173),
     dev,
     allowedHosts: allowedHostsFromEnv(),
+    // Lets parallel e2e runs each serve their own build (test/e2e/run.mjs).
+    ...(process.env.TASKSCOPE_DIST ? { staticDir: path.resolve(process.env.TASKSCOPE_DIST) } : {}),
   });
   console.log(
     `Taskscope ${dev ? '(dev) ' : ''}on ${started.url}/  (demo receivers: ${started.url}/demo/mcp for 2025-11-25, ${started.url}/demo/mcp-2026 for 2026-07-28)`,

@@ -18,5 +18,6 @@ const run = (cmd, args) => {
   const result = spawnSync(cmd, args, { stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 };
-run('npx', ['vite', 'build', '--logLevel', 'warn']);
+const outDir = process.env.TASKSCOPE_DIST ? ['--outDir', process.env.TASKSCOPE_DIST, '--emptyOutDir'] : [];
+run('npx', ['vite', 'build', '--logLevel', 'warn', ...outDir]);
 run('npx', ['playwright', 'test', ...process.argv.slice(2)]);
