@@ -2,6 +2,22 @@ import { limitJson } from './json';
 export type TrafficDirection = 'out' | 'in';
 export type TrafficKind = 'request' | 'response' | 'error' | 'notification' | 'http-error';
 
+/**
+ * The HTTP exchange that carried a request and its answer, set on the answer's event (a POST's facts are known
+ * only once it is answered). Header values that carry secrets are redacted before they reach the tap.
+ */
+export interface HttpFacts {
+  method: string;
+  /** The receiver's URL (not the relay's, when the relay carried it). */
+  url: string;
+  requestHeaders: Record<string, string>;
+  status: number;
+  responseHeaders: Record<string, string>;
+  /** Wall-clock ms the request was sent, and how long until the answer's headers came. */
+  wallStartedAt: number;
+  waitMs: number;
+}
+
 export interface TrafficEvent {
   seq: number;
   /** Monotonic ms (performance.now()): for ordering and latency, immune to wall-clock jumps. */
@@ -17,6 +33,7 @@ export interface TrafficEvent {
   /** For a response: the request's seq and how long the answer took. */
   requestSeq?: number;
   latencyMs?: number;
+  http?: HttpFacts;
   message: unknown;
 }
 
