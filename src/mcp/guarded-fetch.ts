@@ -1,7 +1,8 @@
 import { DeadlineExceeded, HttpStatusError, WrongResponseId, parseRetryAfter } from './errors';
 import { cutText } from './json';
 import { MAX_BACKOFF_MS, STREAM_RECONNECT_FLOOR_MS, isSessionLost, requestDeadlineMs } from './rules';
-import type { TrafficTap } from './traffic';
+import { redactHeaders } from './redact-headers';
+import type { HttpFacts, TrafficTap } from './traffic';
 
 export interface FetchHooks {
   /** The receiver answered 404 (or 400 naming the session) to our session id. */
@@ -106,6 +107,30 @@ async function readUpTo(response: Response, max: number): Promise<string> {
   return new TextDecoder().decode(bytes);
 }
 
+/** A hostile receiver's headers are kept this far: enough for any real exchange, not a megabyte of them. */
+const MAX_KEPT_HEADERS = 100;
+const MAX_HEADER_VALUE = 2000;
+
+/** Headers as a plain record for the tap, secret values redacted here so no log or export ever holds them. */
+function keptHeaders(headers: HeadersInit | undefined): Record<string, string> {
+  const kept: Record<string, string> = {};
+  let count = 0;
+  for (const [name, value] of new Headers(headers)) {
+    if (++count > MAX_KEPT_HEADERS) break;
+    Object.defineProperty(kept, name, {
+      value: cutText(value, MAX_HEADER_VALUE),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return redactHeaders(kept);
+}
+
+function urlOf(input: RequestInfo | URL): string {
+  return typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+}
+
 function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -186,6 +211,7 @@ export function guardedFetch(
       release();
       return timer?.aborted && deadline !== undefined ? new DeadlineExceeded(label, deadline) : error;
     };
+    const wallStartedAt = Date.now();
     let response: Response;
     try {
       response = await base(input, { ...init, signal });
@@ -195,6 +221,19 @@ export function guardedFetch(
       throw failure;
     }
     tap.noteHttpStatus(requestIds, response.status);
+    const http: HttpFacts | undefined =
+      requestIds.length === 0
+        ? undefined
+        : {
+            method: 'POST',
+            url: urlOf(input),
+            requestHeaders: keptHeaders(init.headers),
+            status: response.status,
+            responseHeaders: keptHeaders(response.headers),
+            wallStartedAt,
+            waitMs: Date.now() - wallStartedAt,
+          };
+    if (http) tap.noteHttp(requestIds, http);
     if (!response.ok) {
       const body = await readUpTo(response, MAX_ERROR_BODY_BYTES).catch(() => '');
       clearTimeout(expiryTimer);
@@ -205,7 +244,7 @@ export function guardedFetch(
       tap.record(
         'in',
         { httpStatus: response.status, body: kept },
-        { httpStatus: response.status, kind: 'http-error' },
+        { httpStatus: response.status, kind: 'http-error', http, inReplyTo: requestIds[0] },
       );
       const failure = new HttpStatusError(
         response.status,

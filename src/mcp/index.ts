@@ -5,6 +5,7 @@ export * from './normalise';
 export * from './normalise-result';
 export * from './capabilities';
 export * from './traffic';
+export * from './redact-headers';
 export * from './session';
 export * from './session-holder';
 export * from './session-types';

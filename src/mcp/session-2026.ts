@@ -120,7 +120,8 @@ export class Session2026 implements ReceiverSession {
     const hooks: FetchHooks = {};
     const inFlight: InFlightRequests = new Map();
     const inner = new StreamableHTTPClientTransport(new URL(options.url), {
-      fetch: guardedFetch(withRoutingHeaders(base), tap, hooks, inFlight),
+      // Routing headers outside the guarded fetch, so the tap's HTTP facts (curl, HAR) show them as sent.
+      fetch: withRoutingHeaders(guardedFetch(base, tap, hooks, inFlight)),
       requestInit: options.headers ? { headers: options.headers } : undefined,
     });
     inner.setProtocolVersion(PROTOCOL_2026);

@@ -91,6 +91,8 @@ export class TrafficTap {
   private readonly pending = new Map<string, { seq: number; at: number; method?: string }>();
   /** HTTP status of the POST that carried each of our request ids, so SSE answers get it too. */
   private readonly httpStatusById = new Map<string | number, number>();
+  /** The HTTP exchange that carried each of our request ids, for the answer's event (streamed answers come later). */
+  private readonly httpById = new Map<string | number, HttpFacts>();
 
   /** `startSeq`: the last seq already shown (traffic restored from history), so numbers never repeat. */
   constructor(
@@ -113,12 +115,31 @@ export class TrafficTap {
     }
   }
 
+  /** Called by the fetch wrapper once a POST's answer headers came: its facts go on each answer's event. */
+  noteHttp(ids: Array<string | number>, facts: HttpFacts): void {
+    for (const id of ids) {
+      this.httpById.set(id, facts);
+      if (this.httpById.size > MAX_PENDING) dropOldest(this.httpById);
+    }
+  }
+
+  /**
+   * `inReplyTo`: the id of our request this message answers when it carries none itself (a POST refused
+   * with an HTTP error), so it pairs with that request like a JSON-RPC answer.
+   */
   record(
     direction: TrafficDirection,
     message: unknown,
-    extra: { httpStatus?: number; kind?: TrafficKind } = {},
+    extra: {
+      httpStatus?: number;
+      kind?: TrafficKind;
+      http?: HttpFacts;
+      inReplyTo?: string | number;
+    } = {},
   ): TrafficEvent {
-    const { kind, method, id } = describe(message);
+    const described = describe(message);
+    const { kind, method } = described;
+    const id = described.id ?? extra.inReplyTo;
     const at = this.now();
     const event: TrafficEvent = {
       seq: ++this.seq,
@@ -130,6 +151,7 @@ export class TrafficTap {
       id,
       bytes: byteSize(message),
       httpStatus: extra.httpStatus,
+      http: extra.http,
       message,
     };
     if (id !== undefined) {
@@ -149,6 +171,10 @@ export class TrafficTap {
         if (direction === 'in' && event.httpStatus === undefined) {
           event.httpStatus = this.httpStatusById.get(id);
           this.httpStatusById.delete(id);
+        }
+        if (direction === 'in') {
+          event.http ??= this.httpById.get(id);
+          this.httpById.delete(id);
         }
       }
     }

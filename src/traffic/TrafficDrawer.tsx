@@ -1,114 +1,211 @@
-import { lazy, Suspense, useRef, useState } from 'react';
-import { ArrowDownLeft, ArrowUpRight, ChevronDown, ChevronUp, Trash2 } from 'lucide-react';
+import { useCallback, useMemo, useRef } from 'react';
+import { ChevronDown, ChevronUp, Trash2 } from 'lucide-react';
 import { Button, focusRing } from '../ui/Button';
 import { restoreFocus } from '../ui/keymap';
-import { useEscapeLayer, useListNavigation, useShortcut } from '../ui/useKeymap';
-import { formatClock } from '../tasks/core/ttl';
-import { useTraffic } from './store';
-import type { TrafficEvent } from '../mcp';
+import { useEscapeLayer, useShortcut } from '../ui/useKeymap';
+import { ErrorBoundary } from '../ui/ErrorBoundary';
+import { TRAFFIC_BYTE_CAP, useTraffic, useTrafficView } from './store';
+import { filterRows, isFiltered, methodsOf, NO_FILTER } from './filters';
+import { indexOfRow } from './rows';
+import { TrafficHeader, TrafficTable } from './TrafficTable';
+import { TrafficDetail } from './TrafficDetail';
 
-const JsonTree = lazy(() => import('../ui/JsonTree'));
+const field =
+  'rounded bg-slate-100 px-1.5 py-0.5 text-[11px] ring-1 ring-slate-200 outline-none ring-inset focus:ring-2 focus:ring-sky-500 dark:bg-slate-900 dark:ring-slate-700';
 
-const kindColour: Record<TrafficEvent['kind'], string> = {
-  request: 'text-sky-600 dark:text-sky-400',
-  response: 'text-green-600 dark:text-green-400',
-  error: 'text-red-600 dark:text-red-400',
-  'http-error': 'text-red-600 dark:text-red-400',
-  notification: 'text-violet-600 dark:text-violet-400',
-};
-
-function Row({ event, open, onToggle }: { event: TrafficEvent; open: boolean; onToggle: () => void }) {
+function FilterBar() {
+  const filter = useTrafficView((s) => s.filter);
+  const setFilter = useTrafficView((s) => s.setFilter);
+  const rows = useTraffic((s) => s.rows);
+  const methods = useMemo(() => methodsOf(rows), [rows]);
   return (
-    <>
-      <tr
-        className={`cursor-pointer border-b border-slate-100 align-top hover:bg-slate-50 dark:border-slate-900 dark:hover:bg-slate-900 ${open ? 'bg-slate-50 dark:bg-slate-900' : ''}`}
-        onClick={onToggle}
+    <div className="flex flex-wrap items-center gap-1.5 border-b border-slate-200 px-2 py-1 dark:border-slate-800">
+      <input
+        type="search"
+        value={filter.search}
+        onChange={(e) => setFilter({ search: e.target.value })}
+        placeholder="Search bodies"
+        aria-label="Search message bodies"
+        spellCheck={false}
+        className={`w-40 ${field}`}
+        data-testid="traffic-search"
+      />
+      <select
+        value={filter.method}
+        onChange={(e) => setFilter({ method: e.target.value })}
+        aria-label="Filter by method"
+        className={field}
+        data-testid="traffic-method"
       >
-        <td className="px-2 py-0.5 text-slate-500 tabular-nums">
-          {/* The row opens on a click anywhere; this button makes it reachable and operable by keyboard. */}
-          <button
-            type="button"
-            onClick={(e) => {
-              e.stopPropagation();
-              onToggle();
-            }}
-            aria-expanded={open}
-            aria-label={`${open ? 'Close' : 'Open'} message ${event.seq}: ${event.kind} ${event.method ?? ''}`}
-            className={`rounded tabular-nums ${focusRing}`}
-            data-testid="traffic-time"
-            data-keynav-item
-          >
-            {formatClock(event.wallTime, { millis: true })}
-          </button>
-        </td>
-        <td className="px-1">
-          {event.direction === 'out' ? (
-            <ArrowUpRight size={12} className="text-sky-500" />
-          ) : (
-            <ArrowDownLeft size={12} className="text-green-500" />
-          )}
-        </td>
-        <td className={`px-2 ${kindColour[event.kind]}`}>{event.kind}</td>
-        <td className="px-2 font-mono">{event.method ?? ''}</td>
-        <td className="px-2 font-mono text-slate-500">{event.id ?? ''}</td>
-        <td className="px-2 text-slate-500 tabular-nums">{event.httpStatus ?? ''}</td>
-        <td className="px-2 text-right text-slate-500 tabular-nums">{event.bytes} B</td>
-        <td className="px-2 text-right text-slate-500 tabular-nums">
-          {event.latencyMs !== undefined ? `${Math.round(event.latencyMs)} ms` : ''}
-        </td>
-      </tr>
-      {open && (
-        <tr>
-          <td colSpan={8} className="px-2 pb-2">
-            <Suspense
-              fallback={<pre className="text-xs">{JSON.stringify(event.message).slice(0, 2000)}</pre>}
-            >
-              <JsonTree value={event.message} expanded />
-            </Suspense>
-          </td>
-        </tr>
+        <option value="">any method</option>
+        {filter.method !== '' && !methods.includes(filter.method) && (
+          <option value={filter.method}>{filter.method}</option>
+        )}
+        {methods.map((m) => (
+          <option key={m} value={m}>
+            {m}
+          </option>
+        ))}
+      </select>
+      <input
+        type="search"
+        value={filter.taskId}
+        onChange={(e) => setFilter({ taskId: e.target.value })}
+        placeholder="task id"
+        aria-label="Filter by task id"
+        spellCheck={false}
+        className={`w-36 font-mono ${field}`}
+        data-testid="traffic-task"
+      />
+      <select
+        value={filter.kind}
+        onChange={(e) => setFilter({ kind: e.target.value as typeof filter.kind })}
+        aria-label="Filter by kind"
+        className={field}
+        data-testid="traffic-kind"
+      >
+        <option value="all">all kinds</option>
+        <option value="request">requests</option>
+        <option value="notification">notifications</option>
+        <option value="error">errors</option>
+      </select>
+      {isFiltered(filter) && (
+        <Button
+          variant="ghost"
+          className="px-1.5 py-0 text-[11px]"
+          onClick={() => setFilter(NO_FILTER)}
+          data-testid="traffic-unfilter"
+        >
+          Show all
+        </Button>
       )}
-    </>
-  );
-}
-
-/** The log itself: mounted only while the drawer is open, so a closed drawer costs nothing per message. */
-function TrafficLog() {
-  const [expanded, setExpanded] = useState<number | null>(null);
-  const events = useTraffic((s) => s.events);
-  // Up/down move through the messages, as through the tool and task lists.
-  const listRef = useListNavigation();
-  return (
-    <div className="h-56 overflow-y-auto font-mono text-[11px]">
-      <table className="w-full">
-        <tbody ref={listRef}>
-          {events
-            .slice(-300)
-            .reverse()
-            .map((event) => (
-              <Row
-                key={event.seq}
-                event={event}
-                open={expanded === event.seq}
-                onToggle={() => setExpanded((e) => (e === event.seq ? null : event.seq))}
-              />
-            ))}
-        </tbody>
-      </table>
     </div>
   );
 }
 
+/** The log: filters, the rows, and the opened row beside them. Mounted only while the drawer is open. */
+function TrafficPanel() {
+  const rows = useTraffic((s) => s.rows);
+  const filter = useTrafficView((s) => s.filter);
+  const selected = useTrafficView((s) => s.selected);
+  const follow = useTrafficView((s) => s.follow);
+  const select = useTrafficView((s) => s.select);
+  const setFollow = useTrafficView((s) => s.setFollow);
+  const shown = useMemo(() => filterRows(rows, filter), [rows, filter]);
+  const at = selected === null ? -1 : indexOfRow(rows, selected);
+  const opened = at === -1 ? undefined : rows[at];
+  const tableRef = useRef<HTMLDivElement>(null);
+  const open = useCallback(
+    (n: number) => select(useTrafficView.getState().selected === n ? null : n),
+    [select],
+  );
+  const close = useCallback(() => {
+    const n = useTrafficView.getState().selected;
+    select(null);
+    // Back to the row it was opened from, so up/down go on from there.
+    const button = tableRef.current?.querySelector<HTMLElement>(`[data-n="${n}"] [data-keynav-item]`);
+    button?.focus();
+  }, [select]);
+  // Inside the drawer's own layer: Escape closes the message first, the drawer after.
+  useEscapeLayer(opened !== undefined, close, 'drawer');
+  return (
+    <div className="flex min-h-0 flex-1 flex-col font-mono text-[11px]">
+      <FilterBar />
+      <div className="flex min-h-0 flex-1">
+        <div
+          ref={tableRef}
+          role="table"
+          aria-label="Messages"
+          aria-rowcount={shown.length + 1}
+          className={`flex min-h-0 min-w-0 flex-col ${opened ? 'w-1/2 border-r border-slate-200 dark:border-slate-800' : 'flex-1'}`}
+        >
+          <TrafficHeader />
+          {shown.length === 0 ? (
+            <p className="px-2 py-2 font-sans text-xs text-slate-500" data-testid="traffic-empty">
+              {rows.length === 0 ? 'No messages yet.' : 'No message matches the filters.'}
+            </p>
+          ) : (
+            <TrafficTable
+              rows={shown}
+              selected={opened ? opened.n : null}
+              follow={follow}
+              onOpen={open}
+              onUnfollow={() => setFollow(false)}
+            />
+          )}
+        </div>
+        {opened && (
+          <div className="flex min-h-0 w-1/2 min-w-0 flex-col font-sans">
+            <ErrorBoundary key={opened.n} label="This message">
+              <TrafficDetail row={opened} onClose={close} />
+            </ErrorBoundary>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+const RESIZE_STEP = 24;
+
+/** The drag handle above the drawer; up/down (and Page Up/Down) resize it from the keyboard. */
+function ResizeHandle({ height, setHeight }: { height: number; setHeight: (h: number) => void }) {
+  const start = useRef<{ y: number; height: number } | null>(null);
+  return (
+    <div
+      role="separator"
+      aria-orientation="horizontal"
+      aria-label="Resize the traffic drawer"
+      aria-valuenow={height}
+      tabIndex={0}
+      data-testid="traffic-resize"
+      className={`h-1.5 shrink-0 cursor-row-resize bg-slate-100 hover:bg-sky-200 dark:bg-slate-900 dark:hover:bg-sky-900 ${focusRing}`}
+      onPointerDown={(e) => {
+        start.current = { y: e.clientY, height };
+        e.currentTarget.setPointerCapture(e.pointerId);
+      }}
+      onPointerMove={(e) => {
+        if (start.current) setHeight(start.current.height + start.current.y - e.clientY);
+      }}
+      onPointerUp={() => (start.current = null)}
+      onPointerCancel={() => (start.current = null)}
+      onKeyDown={(e) => {
+        const step = e.key === 'PageUp' || e.key === 'PageDown' ? RESIZE_STEP * 4 : RESIZE_STEP;
+        if (e.key === 'ArrowUp' || e.key === 'PageUp') setHeight(height + step);
+        else if (e.key === 'ArrowDown' || e.key === 'PageDown') setHeight(height - step);
+        else return;
+        // Handled here: the app's keymap leaves a prevented key alone.
+        e.preventDefault();
+      }}
+    />
+  );
+}
+
+/** The drawer's height never leaves the panels above less than this. */
+const ROOM_ABOVE = '16rem';
+
 export function TrafficDrawer() {
-  const [open, setOpen] = useState(false);
+  const open = useTrafficView((s) => s.open);
+  const setOpen = useTrafficView((s) => s.setOpen);
+  const height = useTrafficView((s) => s.height);
+  const setHeight = useTrafficView((s) => s.setHeight);
+  const follow = useTrafficView((s) => s.follow);
+  const setFollow = useTrafficView((s) => s.setFollow);
   const total = useTraffic((s) => s.total);
+  const kept = useTraffic((s) => s.kept);
   const clear = useTraffic((s) => s.clear);
   const sectionRef = useRef<HTMLElement>(null);
   const toggleRef = useRef<HTMLButtonElement>(null);
+  const toggle = () => {
+    // An opened message is the drawer's: it closes with it, so the next opening starts on the list.
+    if (open) useTrafficView.getState().select(null);
+    setOpen(!open);
+  };
   useEscapeLayer(
     open,
     () => {
       restoreFocus(sectionRef.current, toggleRef.current);
+      useTrafficView.getState().select(null);
       setOpen(false);
     },
     'drawer',
@@ -119,35 +216,62 @@ export function TrafficDrawer() {
     description: 'Open or close the traffic drawer',
     group: 'Traffic',
     match: (event) => event.key === 't',
-    run: () => setOpen((o) => !o),
+    run: toggle,
   });
+  const capMb = Math.round(TRAFFIC_BYTE_CAP / 1024 / 1024);
   return (
     <section
       ref={sectionRef}
-      className="border-t border-slate-200 dark:border-slate-800"
+      className="flex shrink-0 flex-col border-t border-slate-200 dark:border-slate-800"
+      style={open ? { height, maxHeight: `calc(100vh - ${ROOM_ABOVE})` } : undefined}
       aria-label="Traffic"
       data-testid="traffic-drawer"
       data-open={open}
     >
-      <header className="flex items-center justify-between px-3 py-1">
+      {open && <ResizeHandle height={height} setHeight={setHeight} />}
+      <header className="flex shrink-0 items-center gap-2 px-3 py-1">
         <button
           ref={toggleRef}
           type="button"
           className={`flex items-center gap-1 rounded text-xs font-semibold tracking-wide text-slate-500 uppercase ${focusRing}`}
-          onClick={() => setOpen((o) => !o)}
+          onClick={toggle}
           aria-expanded={open}
           title="Traffic (t)"
         >
           {open ? <ChevronDown size={14} /> : <ChevronUp size={14} />} Traffic
-          <span className="font-normal normal-case">({total} messages)</span>
+          <span className="font-normal normal-case" data-testid="traffic-count">
+            ({total} messages{total > kept ? `, last ${kept} kept` : ''}
+            {open ? `, ${capMb} MB cap` : ''})
+          </span>
         </button>
         {open && (
-          <Button variant="ghost" onClick={clear} title="Clear the log" aria-label="Clear the traffic log">
-            <Trash2 size={12} />
-          </Button>
+          <div className="ml-auto flex items-center gap-2">
+            <label className="flex items-center gap-1 text-[11px] text-slate-600 dark:text-slate-300">
+              <input
+                type="checkbox"
+                checked={follow}
+                onChange={(e) => setFollow(e.target.checked)}
+                className={`rounded ${focusRing}`}
+                data-testid="traffic-follow"
+              />
+              follow newest
+            </label>
+            <Button
+              variant="ghost"
+              onClick={() => {
+                useTrafficView.getState().select(null);
+                clear();
+              }}
+              title="Clear the log and its counts"
+              aria-label="Clear the traffic log"
+              data-testid="traffic-clear"
+            >
+              <Trash2 size={12} />
+            </Button>
+          </div>
         )}
       </header>
-      {open && <TrafficLog />}
+      {open && <TrafficPanel />}
     </section>
   );
 }

@@ -3,34 +3,12 @@
  * be read by anyone with the disk. Header values that carry secrets are replaced before anything is stored.
  */
 
-export const REDACTED = '[redacted]';
+import { REDACTED, isSecretHeader } from '../../mcp/redact-headers';
 
-const SECRET_HEADERS = new Set([
-  'authorization',
-  'proxy-authorization',
-  'cookie',
-  'set-cookie',
-  'x-api-key',
-  'api-key',
-  'x-auth-token',
-  'x-taskscope-relay-token',
-]);
-/** Custom schemes name their secret headers freely (X-Goog-Api-Key, X-Session-Token…): a name is enough. */
-const SECRET_PARTS = /token|secret|password|key/i;
+export { REDACTED, isSecretHeader, redactHeaders } from '../../mcp/redact-headers';
+
 /** requestHeaders, responseHeaders…: any property that names headers is treated as holding them. */
 const HEADERS_PROPERTY = /headers$/i;
-
-export function isSecretHeader(name: string): boolean {
-  const lower = name.trim().toLowerCase();
-  return SECRET_HEADERS.has(lower) || SECRET_PARTS.test(lower);
-}
-
-/** A copy with secret values replaced; Object.fromEntries keeps a `__proto__` header an own property. */
-export function redactHeaders(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => [name, isSecretHeader(name) ? REDACTED : value]),
-  );
-}
 
 type Container = Record<string, unknown> | unknown[];
 

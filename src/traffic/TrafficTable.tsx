@@ -1,0 +1,245 @@
+import { memo, useCallback, useLayoutEffect, useRef } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { ArrowDownLeft, ArrowUpRight } from 'lucide-react';
+import { focusRing } from '../ui/Button';
+import { useListNavigation } from '../ui/useKeymap';
+import { formatClock } from '../tasks/core/ttl';
+import { indexOfRow, type TrafficRow } from './rows';
+import { formatBytes } from './format';
+
+export const ROW_HEIGHT = 20;
+/** The columns, shared by the header and every row: time, direction, method, task, HTTP, JSON-RPC error, size, latency. */
+export const COLUMNS = '6.5rem 1rem minmax(7rem,1.4fr) minmax(5rem,1fr) 3rem 3.75rem 4.5rem 4rem';
+
+const kindColour: Record<TrafficRow['kind'], string> = {
+  request: 'text-slate-800 dark:text-slate-200',
+  notification: 'text-violet-600 dark:text-violet-400',
+  error: 'text-red-600 dark:text-red-400',
+};
+
+const cell = 'truncate px-1.5';
+
+const Row = memo(function Row({
+  row,
+  index,
+  selected,
+  onOpen,
+}: {
+  row: TrafficRow;
+  index: number;
+  selected: boolean;
+  onOpen: (n: number) => void;
+}) {
+  const { first } = row;
+  const pending = first.kind === 'request' && !row.answer;
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={selected}
+      data-testid="traffic-row"
+      data-n={row.n}
+      data-kind={row.kind}
+      onClick={() => onOpen(row.n)}
+      className={`grid cursor-pointer items-center border-b border-slate-100 hover:bg-slate-50 dark:border-slate-900 dark:hover:bg-slate-900 ${selected ? 'bg-sky-50 dark:bg-sky-950/60' : ''}`}
+      style={{ gridTemplateColumns: COLUMNS, height: ROW_HEIGHT }}
+    >
+      <span role="cell" className="px-1.5 text-slate-500 tabular-nums">
+        {/* The row opens on a click anywhere; this button makes it reachable and operable by keyboard. */}
+        <button
+          type="button"
+          onClick={(e) => {
+            e.stopPropagation();
+            onOpen(row.n);
+          }}
+          aria-label={`Open message ${first.seq}: ${row.kind} ${row.method ?? ''}`}
+          aria-expanded={selected}
+          className={`rounded tabular-nums ${focusRing}`}
+          data-testid="traffic-time"
+          data-keynav-item
+        >
+          {formatClock(first.wallTime, { millis: true })}
+        </button>
+      </span>
+      <span role="cell" title={first.direction === 'out' ? 'sent by Taskscope' : 'sent by the receiver'}>
+        {first.direction === 'out' ? (
+          <ArrowUpRight size={12} className="text-sky-500" aria-label="out" />
+        ) : (
+          <ArrowDownLeft size={12} className="text-green-500" aria-label="in" />
+        )}
+      </span>
+      <span role="cell" className={`${cell} font-mono ${kindColour[row.kind]}`} title={row.method}>
+        {row.method ?? (first.kind === 'http-error' ? 'HTTP error' : '(answer)')}
+        {row.kind === 'notification' && <span className="text-slate-400"> · notification</span>}
+      </span>
+      <span role="cell" className={`${cell} font-mono text-slate-500`} title={row.taskId}>
+        {row.taskId ?? ''}
+      </span>
+      <span
+        role="cell"
+        className={`${cell} tabular-nums ${row.httpStatus && row.httpStatus >= 400 ? 'text-red-600 dark:text-red-400' : 'text-slate-500'}`}
+      >
+        {row.httpStatus ?? ''}
+      </span>
+      <span role="cell" className={`${cell} text-red-600 tabular-nums dark:text-red-400`}>
+        {row.rpcErrorCode ?? ''}
+      </span>
+      <span role="cell" className={`${cell} text-right text-slate-500 tabular-nums`}>
+        {formatBytes(row.bytes)}
+      </span>
+      <span role="cell" className={`${cell} text-right text-slate-500 tabular-nums`}>
+        {row.latencyMs !== undefined ? `${Math.round(row.latencyMs)} ms` : pending ? '…' : ''}
+      </span>
+    </div>
+  );
+});
+
+/**
+ * The rows, oldest at the top, drawing only those in view. With follow on (and no row open) the newest stays
+ * in view; otherwise the rows in view stay where they are, also when the ring lets older ones go above them.
+ */
+export function TrafficTable({
+  rows,
+  selected,
+  follow,
+  onOpen,
+  onUnfollow,
+}: {
+  rows: readonly TrafficRow[];
+  selected: number | null;
+  follow: boolean;
+  onOpen: (n: number) => void;
+  onUnfollow: () => void;
+}) {
+  const scrollRef = useRef<HTMLDivElement | null>(null);
+  /** The row at the top of the view and how far into it: what stays put when rows come and go. */
+  const anchor = useRef<{ n: number; offset: number } | null>(null);
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 10,
+    getItemKey: (index) => rows[index]?.n ?? index,
+  });
+
+  const noteAnchor = useCallback(() => {
+    const element = scrollRef.current;
+    if (!element) return;
+    const index = Math.min(rows.length - 1, Math.floor(element.scrollTop / ROW_HEIGHT));
+    const row = rows[index];
+    anchor.current = row ? { n: row.n, offset: element.scrollTop - index * ROW_HEIGHT } : null;
+  }, [rows]);
+
+  const following = follow && selected === null;
+  useLayoutEffect(() => {
+    const element = scrollRef.current;
+    if (!element) return;
+    if (following) {
+      element.scrollTop = element.scrollHeight;
+    } else if (anchor.current) {
+      const index = indexOfRow(rows, anchor.current.n);
+      const top = index * ROW_HEIGHT + anchor.current.offset;
+      if (index !== -1 && Math.abs(element.scrollTop - top) >= 1) element.scrollTop = top;
+    }
+    noteAnchor();
+  }, [rows, following, noteAnchor]);
+
+  const navigate = useListNavigation((from, step) => {
+    const parent = scrollRef.current;
+    const row = from.closest<HTMLElement>('[data-index]');
+    if (!parent || !row) return false;
+    const next = Number(row.dataset.index) + step;
+    if (next < 0 || next >= rows.length) return false;
+    virtualizer.scrollToIndex(next);
+    // The neighbour is normally drawn already (overscan); after a jump it is drawn a frame or two later.
+    const focusRow = (triesLeft: number) => {
+      const target = parent.querySelector<HTMLElement>(`[data-index="${next}"] [data-keynav-item]`);
+      if (target) target.focus();
+      else if (triesLeft > 0) requestAnimationFrame(() => focusRow(triesLeft - 1));
+    };
+    focusRow(5);
+    return true;
+  });
+  const setScroll = useCallback(
+    (element: HTMLDivElement | null) => {
+      scrollRef.current = element;
+      return navigate(element);
+    },
+    [navigate],
+  );
+
+  return (
+    <div
+      ref={setScroll}
+      role="rowgroup"
+      className="min-h-0 flex-1 overflow-y-auto"
+      data-testid="traffic-rows"
+      onScroll={noteAnchor}
+      // A person scrolling up (wheel, or the scroll bar itself) means to read: stop following.
+      onWheel={(e) => {
+        if (e.deltaY < 0 && follow) onUnfollow();
+      }}
+      onPointerDown={(e) => {
+        if (e.target === e.currentTarget && follow) onUnfollow();
+      }}
+    >
+      <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const row = rows[item.index];
+          if (!row) return null;
+          return (
+            <div
+              key={item.key}
+              data-index={item.index}
+              style={{
+                position: 'absolute',
+                top: 0,
+                left: 0,
+                right: 0,
+                height: ROW_HEIGHT,
+                transform: `translateY(${item.start}px)`,
+              }}
+            >
+              <Row row={row} index={item.index} selected={row.n === selected} onOpen={onOpen} />
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+/** The column headers, above the scrolling rows. */
+export function TrafficHeader() {
+  const names = ['Time', '', 'Method', 'Task', 'HTTP', 'RPC err', 'Size', 'Latency'];
+  const titles = [
+    'When the message was sent or received (local time)',
+    'Direction',
+    'JSON-RPC method',
+    'The task it is about (params.taskId, the answer, or related-task _meta)',
+    'HTTP status of the POST that carried it',
+    'JSON-RPC error code of the answer',
+    'Request and answer, as JSON',
+    'From request to answer',
+  ];
+  return (
+    <div
+      role="row"
+      aria-rowindex={1}
+      className="grid border-b border-slate-200 bg-slate-50 text-[10px] font-semibold tracking-wide text-slate-500 uppercase dark:border-slate-800 dark:bg-slate-900"
+      style={{ gridTemplateColumns: COLUMNS }}
+    >
+      {names.map((name, i) => (
+        <span
+          key={i}
+          role="columnheader"
+          title={titles[i]}
+          className={`truncate px-1.5 py-0.5 ${i >= 6 ? 'text-right' : ''}`}
+        >
+          {name}
+        </span>
+      ))}
+    </div>
+  );
+}

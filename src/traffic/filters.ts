@@ -1,0 +1,62 @@
+import type { TrafficEvent } from '../mcp';
+import type { RowKind, TrafficRow } from './rows';
+
+export interface TrafficFilter {
+  /** A method exactly, or '' for any. */
+  method: string;
+  /** Part of a task id, or '' for any. */
+  taskId: string;
+  kind: RowKind | 'all';
+  /** Text anywhere in the request's or the answer's body, any case. */
+  search: string;
+}
+
+export const NO_FILTER: TrafficFilter = { method: '', taskId: '', kind: 'all', search: '' };
+
+export const isFiltered = (filter: TrafficFilter): boolean =>
+  filter.method !== '' || filter.taskId.trim() !== '' || filter.kind !== 'all' || filter.search.trim() !== '';
+
+/** Bodies as lower-case JSON, written once per event: a search over 20,000 rows must not rewrite them on each key. */
+const bodyText = new WeakMap<TrafficEvent, string>();
+
+function textOf(event: TrafficEvent): string {
+  let text = bodyText.get(event);
+  if (text === undefined) {
+    try {
+      text = JSON.stringify(event.message).toLowerCase();
+    } catch {
+      text = '';
+    }
+    bodyText.set(event, text);
+  }
+  return text;
+}
+
+/** The rows the filter lets through, in their order; the same array when nothing filters. */
+export function filterRows(rows: readonly TrafficRow[], filter: TrafficFilter): readonly TrafficRow[] {
+  if (!isFiltered(filter)) return rows;
+  const task = filter.taskId.trim();
+  const search = filter.search.trim().toLowerCase();
+  return rows.filter(
+    (row) =>
+      (filter.method === '' || row.method === filter.method) &&
+      (task === '' || (row.taskId?.includes(task) ?? false)) &&
+      (filter.kind === 'all' || row.kind === filter.kind) &&
+      (search === '' ||
+        textOf(row.first).includes(search) ||
+        (row.answer !== undefined && textOf(row.answer).includes(search))),
+  );
+}
+
+/** How many method names the method filter offers at most: a receiver inventing names must not grow it for ever. */
+const MAX_METHODS = 200;
+
+/** The methods seen, sorted, for the method filter. */
+export function methodsOf(rows: readonly TrafficRow[]): string[] {
+  const seen = new Set<string>();
+  for (const row of rows) {
+    if (row.method !== undefined) seen.add(row.method);
+    if (seen.size >= MAX_METHODS) break;
+  }
+  return [...seen].sort();
+}

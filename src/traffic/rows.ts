@@ -1,0 +1,177 @@
+import { MAX_LOGGED_MESSAGE_BYTES, relatedTaskId, type TrafficEvent } from '../mcp';
+
+/** What the kind filter tells apart: a question (with its answer), a notification, or anything that failed. */
+export type RowKind = 'request' | 'notification' | 'error';
+
+/**
+ * One line of the panel, as a browser's network panel has it: a request and its answer together, or a
+ * notification (or an answer whose question the log no longer has) alone.
+ */
+export interface TrafficRow {
+  /** Grows with every row since the page loaded: rows are sorted by it, and keyed by it. */
+  n: number;
+  /** The event that opened the row: a request, a notification, or a lone answer. */
+  first: TrafficEvent;
+  answer?: TrafficEvent;
+  method?: string;
+  taskId?: string;
+  kind: RowKind;
+  httpStatus?: number;
+  rpcErrorCode?: number;
+  /** Both messages' sizes on the wire. */
+  bytes: number;
+  latencyMs?: number;
+  /** What the row holds in memory, by the log's estimate: what the byte cap counts. */
+  cost: number;
+}
+
+/** The log keeps this much at most, whichever is reached first: the sum of messages' sizes, and their count. */
+export const TRAFFIC_BYTE_CAP = 16 * 1024 * 1024;
+export const TRAFFIC_COUNT_CAP = 20_000;
+/** Requests waiting for their answer that the log remembers; an answer to one forgotten gets a row of its own. */
+const MAX_AWAITED = 5_000;
+/** A JS object's own overhead, roughly: a log of tiny messages is bounded by the count cap anyway. */
+const EVENT_OVERHEAD = 256;
+
+type Obj = Record<string, unknown>;
+const asObject = (value: unknown): Obj | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Obj) : undefined;
+const asString = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined;
+
+/** The task a message is about: params.taskId, the task an answer names, or the related-task `_meta`. */
+export function taskIdOf(message: unknown): string | undefined {
+  const m = asObject(message);
+  if (!m) return undefined;
+  const params = asObject(m.params);
+  const result = asObject(m.result);
+  return (
+    asString(params?.taskId) ??
+    relatedTaskId(params) ??
+    asString(result?.taskId) ??
+    asString(asObject(result?.task)?.taskId) ??
+    relatedTaskId(result) ??
+    relatedTaskId(asObject(asObject(m.error)?.data))
+  );
+}
+
+function rpcErrorCode(event: TrafficEvent | undefined): number | undefined {
+  const code = asObject(asObject(event?.message)?.error)?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/** What an event holds in memory, by its JSON size: a body too large to keep was replaced by a short note. */
+export function eventCost(event: TrafficEvent): number {
+  const body = event.bytes >= 0 && event.bytes <= MAX_LOGGED_MESSAGE_BYTES ? event.bytes : 128;
+  let headers = 0;
+  if (event.http) {
+    for (const [name, value] of Object.entries(event.http.requestHeaders))
+      headers += name.length + value.length;
+    for (const [name, value] of Object.entries(event.http.responseHeaders))
+      headers += name.length + value.length;
+    headers += event.http.url.length;
+  }
+  return EVENT_OVERHEAD + body + headers;
+}
+
+function buildRow(n: number, first: TrafficEvent, answer?: TrafficEvent): TrafficRow {
+  const code = rpcErrorCode(answer) ?? rpcErrorCode(first);
+  const failed = [first.kind, answer?.kind].some((k) => k === 'error' || k === 'http-error');
+  return {
+    n,
+    first,
+    answer,
+    method: first.method ?? answer?.method,
+    taskId: taskIdOf(first.message) ?? (answer ? taskIdOf(answer.message) : undefined),
+    kind: failed ? 'error' : first.kind === 'notification' ? 'notification' : 'request',
+    httpStatus: answer?.httpStatus ?? first.httpStatus,
+    rpcErrorCode: code,
+    bytes: Math.max(0, first.bytes) + Math.max(0, answer?.bytes ?? 0),
+    latencyMs: answer?.latencyMs,
+    cost: eventCost(first) + (answer ? eventCost(answer) : 0),
+  };
+}
+
+export interface TrafficLogState {
+  rows: TrafficRow[];
+  /** Everything seen since the page loaded (or the last clear), including what the ring has dropped. */
+  total: number;
+  /** Events the rows hold (a paired row holds two). */
+  kept: number;
+  /** The rows' cost, kept at or below TRAFFIC_BYTE_CAP. */
+  bytes: number;
+  nextN: number;
+  /** Request seq → row n, for requests still waiting for their answer. */
+  awaited: Map<number, number>;
+}
+
+export const emptyLog = (): TrafficLogState => ({
+  rows: [],
+  total: 0,
+  kept: 0,
+  bytes: 0,
+  nextN: 1,
+  awaited: new Map(),
+});
+
+/** The row with number n, by binary search (rows are sorted by n); -1 when the ring has let it go. */
+export function indexOfRow(rows: readonly TrafficRow[], n: number): number {
+  let lo = 0;
+  let hi = rows.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = rows[mid]?.n ?? n;
+    if (at === n) return mid;
+    if (at < n) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/**
+ * The log with `incoming` added: each answer joins its request's row (the tap paired them by requestSeq),
+ * anything else opens a row. Then the oldest rows go until both caps hold. Returns a new state; the old one
+ * is left as it was (the awaited map is the one mutable part, shared by design: only the newest state uses it).
+ */
+export function addEvents(
+  state: TrafficLogState,
+  incoming: readonly TrafficEvent[],
+  dropped = 0,
+  caps: { bytes: number; count: number } = { bytes: TRAFFIC_BYTE_CAP, count: TRAFFIC_COUNT_CAP },
+): TrafficLogState {
+  if (incoming.length === 0 && dropped === 0) return state;
+  const rows = state.rows.slice();
+  const awaited = state.awaited;
+  let { nextN, bytes, kept } = state;
+  for (const event of incoming) {
+    const { requestSeq } = event;
+    const awaitedN = requestSeq !== undefined ? awaited.get(requestSeq) : undefined;
+    const at = awaitedN !== undefined ? indexOfRow(rows, awaitedN) : -1;
+    const before = rows[at];
+    if (requestSeq !== undefined && before) {
+      awaited.delete(requestSeq);
+      const row = buildRow(before.n, before.first, event);
+      rows[at] = row;
+      bytes += row.cost - before.cost;
+      kept += 1;
+      continue;
+    }
+    const row = buildRow(nextN++, event);
+    rows.push(row);
+    bytes += row.cost;
+    kept += 1;
+    if (event.kind === 'request') {
+      awaited.set(event.seq, row.n);
+      const oldest = awaited.keys().next();
+      if (awaited.size > MAX_AWAITED && !oldest.done) awaited.delete(oldest.value);
+    }
+  }
+  let drop = 0;
+  for (let row = rows[0]; row && (bytes > caps.bytes || kept > caps.count); row = rows[++drop]) {
+    bytes -= row.cost;
+    kept -= row.answer ? 2 : 1;
+    if (!row.answer) awaited.delete(row.first.seq);
+  }
+  if (drop > 0) rows.splice(0, drop);
+  return { rows, awaited, nextN, bytes, kept, total: state.total + incoming.length + dropped };
+}

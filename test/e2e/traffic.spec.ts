@@ -1,0 +1,224 @@
+import { expect, test, type Locator, type Page } from '@playwright/test';
+
+const drawer = (page: Page) => page.getByTestId('traffic-drawer');
+const rows = (page: Page) => drawer(page).getByTestId('traffic-row');
+
+async function open(page: Page) {
+  await page.goto('/');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(page.getByTestId('tool-list')).toBeVisible();
+}
+
+async function openDrawer(page: Page) {
+  await page.getByRole('button', { name: /^Traffic/ }).click();
+  await expect(drawer(page)).toHaveAttribute('data-open', 'true');
+}
+
+/** Messages seen so far, as the drawer's header counts them. */
+async function messageCount(page: Page): Promise<number> {
+  const text = (await page.getByTestId('traffic-count').textContent()) ?? '';
+  return Number(/\((\d+) messages/.exec(text)?.[1] ?? NaN);
+}
+
+/** Runs slow_job as a task, polled every 50 ms: about forty messages a second until it ends. */
+async function runFastPolledJob(page: Page, durationMs: number, steps = 4) {
+  await page.getByTestId('tool-slow_job').click();
+  const form = page.getByTestId('run-form');
+  await form.locator('#arg-durationMs').fill(String(durationMs));
+  await form.locator('#arg-steps').fill(String(steps));
+  await form.locator('#arg-pollIntervalMs').fill('50');
+  await form.getByRole('button', { name: 'Run as task' }).click();
+  await expect(page.getByTestId('task-detail')).toBeVisible();
+  return (await page.getByTestId('task-id').textContent()) ?? '';
+}
+
+const box = async (locator: Locator) => {
+  const b = await locator.boundingBox();
+  if (!b) throw new Error('not visible');
+  return b;
+};
+
+async function clipboard(page: Page): Promise<string> {
+  return page.evaluate(() => navigator.clipboard.readText());
+}
+
+test('an opened message stays where it is while 100 more arrive; every row stays reachable', async ({
+  page,
+}) => {
+  await open(page);
+  await openDrawer(page);
+  // Enough rows to scroll, the newest followed at the bottom.
+  await runFastPolledJob(page, 2500);
+  await expect(page.getByTestId('task-detail').getByTestId('status-headline')).toContainText('Completed', {
+    timeout: 20_000,
+  });
+  await expect.poll(() => messageCount(page)).toBeGreaterThan(40);
+
+  // The newest row in view, opened.
+  const target = rows(page).last();
+  await expect(target).toBeVisible();
+  const n = await target.getAttribute('data-n');
+  const opened = drawer(page).locator(`[data-testid="traffic-row"][data-n="${n}"]`);
+  await opened.getByTestId('traffic-time').click();
+  const detail = page.getByTestId('traffic-detail');
+  await expect(detail).toBeVisible();
+  const rowBefore = await box(opened);
+  const detailBefore = await box(detail);
+  const before = await messageCount(page);
+
+  await runFastPolledJob(page, 9000);
+  await expect.poll(() => messageCount(page), { timeout: 20_000 }).toBeGreaterThan(before + 100);
+
+  await expect(opened).toBeInViewport();
+  expect(await box(opened)).toEqual(rowBefore);
+  expect(await box(detail)).toEqual(detailBefore);
+  await expect(opened).toHaveAttribute('aria-selected', 'true');
+
+  // Closed, with follow on: the newest row comes into view, and the header counts every message.
+  await page.getByTestId('traffic-detail-close').click();
+  await expect(rows(page).last()).toBeInViewport();
+  // Every row is there to scroll to, the first one too, though only those in view are drawn.
+  const table = drawer(page).getByRole('table', { name: 'Messages' });
+  expect(Number(await table.getAttribute('aria-rowcount'))).toBeGreaterThan(60);
+  expect(await rows(page).count()).toBeLessThan(45);
+  await page.getByTestId('traffic-follow').uncheck();
+  await drawer(page)
+    .getByTestId('traffic-rows')
+    .evaluate((element) => (element.scrollTop = 0));
+  await expect(rows(page).filter({ hasText: 'initialize' }).first()).toBeInViewport();
+  // Clear resets the counts.
+  await page.getByTestId('traffic-clear').click();
+  await expect(page.getByTestId('traffic-count')).toContainText(/\((0|[1-9]\d?) messages/);
+});
+
+test('the task detail opens the drawer on that task’s messages; filters and search narrow the rows', async ({
+  page,
+}) => {
+  await open(page);
+  const taskId = await runFastPolledJob(page, 600, 2);
+  await expect(page.getByTestId('task-detail').getByTestId('status-headline')).toContainText('Completed', {
+    timeout: 20_000,
+  });
+  await page.getByTestId('task-traffic').click();
+  await expect(drawer(page)).toHaveAttribute('data-open', 'true');
+  await expect(page.getByTestId('traffic-task')).toHaveValue(taskId);
+  await expect(rows(page).first()).toBeVisible();
+  const shown = await rows(page).count();
+  expect(shown).toBeGreaterThan(2);
+  for (const row of await rows(page).all()) await expect(row).toContainText(taskId);
+  await expect(rows(page).filter({ hasText: 'tasks/get' }).first()).toBeVisible();
+  await expect(rows(page).filter({ hasText: 'tools/list' })).toHaveCount(0);
+
+  await page.getByTestId('traffic-method').selectOption('tasks/result');
+  await expect(rows(page)).toHaveCount(1);
+  await page.getByTestId('traffic-unfilter').click();
+  await expect(rows(page).filter({ hasText: 'tools/list' }).first()).toBeVisible();
+  await page.getByTestId('traffic-kind').selectOption('notification');
+  for (const row of await rows(page).all()) await expect(row).toHaveAttribute('data-kind', 'notification');
+  await page.getByTestId('traffic-kind').selectOption('all');
+  await page.getByTestId('traffic-search').fill('"slow_job"');
+  await expect(rows(page).filter({ hasText: 'tools/list' }).first()).toBeVisible();
+  await page.getByTestId('traffic-search').fill('no message says this');
+  await expect(rows(page)).toHaveCount(0);
+  await expect(page.getByTestId('traffic-empty')).toHaveText('No message matches the filters.');
+});
+
+test('keyboard: up and down move through the rows, Enter opens one, Escape closes it and then the drawer', async ({
+  page,
+}) => {
+  await open(page);
+  await openDrawer(page);
+  const times = rows(page).getByTestId('traffic-time');
+  await expect(times.nth(2)).toBeVisible();
+  await times.first().focus();
+  await page.keyboard.press('ArrowDown');
+  await expect(times.nth(1)).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(times.nth(2)).toBeFocused();
+  await page.keyboard.press('ArrowUp');
+  await expect(times.nth(1)).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('traffic-detail')).toBeVisible();
+  await expect(rows(page).nth(1)).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('traffic-detail')).toBeHidden();
+  await expect(drawer(page)).toHaveAttribute('data-open', 'true');
+  await expect(times.nth(1)).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(drawer(page)).toHaveAttribute('data-open', 'false');
+
+  // The drawer resizes from the keyboard too, and keeps its height.
+  await openDrawer(page);
+  const before = (await box(drawer(page))).height;
+  await page.getByTestId('traffic-resize').focus();
+  await page.keyboard.press('ArrowUp');
+  await expect.poll(async () => (await box(drawer(page))).height).toBeGreaterThan(before);
+  // The panels above shrink with it: nothing draws under the drawer.
+  for (let i = 0; i < 8; i++) await page.keyboard.press('PageUp');
+  const { y: top, height: tall } = await box(drawer(page));
+  expect(tall).toBeGreaterThan(before + 100);
+  for (const selector of ['aside', 'main'])
+    expect(
+      (await box(page.locator(selector))).y + (await box(page.locator(selector))).height,
+    ).toBeLessThanOrEqual(top + 0.5);
+  await expect(page.getByRole('heading', { name: 'Tools' })).toBeInViewport();
+  await page.reload();
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await openDrawer(page);
+  expect((await box(drawer(page))).height).toBe(tall);
+});
+
+test('resend asks first, names the receiver, then gets the same answer; copy as curl and copy the answer', async ({
+  page,
+  context,
+}) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await open(page);
+  await openDrawer(page);
+  const lists = rows(page).filter({ hasText: 'tools/list' });
+  await expect(lists).toHaveCount(1);
+  await lists.first().click();
+  const detail = page.getByTestId('traffic-detail');
+  await expect(detail.getByTestId('traffic-http')).toContainText('/demo/mcp');
+
+  await detail.getByTestId('copy-curl').click();
+  await expect(detail.getByTestId('copy-curl')).toHaveAttribute('data-copy-state', 'copied');
+  const curl = await clipboard(page);
+  expect(curl).toMatch(/^curl -sS -X POST 'http:\/\/127\.0\.0\.1:\d+\/demo\/mcp'/);
+  expect(curl).toContain("-H 'mcp-session-id: ");
+  expect(curl).toContain("-H 'mcp-protocol-version: 2025-11-25'");
+  expect(curl).toMatch(/--data-raw '\{"method":"tools\/list",.*"id":\d+\}'$/);
+
+  await detail.getByTestId('copy-answer').click();
+  const original = JSON.parse(await clipboard(page)) as { id: number; result: unknown };
+
+  await detail.getByTestId('resend').click();
+  const dialog = page.getByTestId('resend-dialog');
+  await expect(dialog).toBeVisible();
+  await expect(page.getByTestId('resend-target')).toContainText(/http:\/\/127\.0\.0\.1:\d+\/demo\/mcp/);
+  // Nothing goes before the person says so.
+  await page.waitForTimeout(300);
+  await expect(lists).toHaveCount(1);
+  await page.getByTestId('resend-confirm').click();
+  await expect(page.getByTestId('resend-answer')).toContainText('slow_job');
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(lists).toHaveCount(2);
+
+  // The resent request's own row: a fresh id, the same result.
+  await lists.nth(1).click();
+  await detail.getByTestId('copy-answer').click();
+  const again = JSON.parse(await clipboard(page)) as { id: number; result: unknown };
+  expect(again.id).not.toBe(original.id);
+  expect(again.result).toEqual(original.result);
+
+  // Edit and resend checks the params before anything can go.
+  await detail.getByTestId('edit-resend').click();
+  await page.getByTestId('resend-params').fill('{ not json');
+  await expect(dialog.getByRole('alert')).toContainText('Not JSON');
+  await expect(page.getByTestId('resend-confirm')).toBeDisabled();
+  await page.getByTestId('resend-params').fill('[1]');
+  await expect(dialog.getByRole('alert')).toContainText('must be a JSON object');
+  await page.getByTestId('resend-params').fill('{}');
+  await expect(page.getByTestId('resend-confirm')).toBeEnabled();
+});
