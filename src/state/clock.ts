@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react';
+import { replayNow, useReplay } from './replay';
 
 /**
  * One clock for every countdown on the page: a single timer, running only while something shows time,
@@ -6,15 +7,17 @@ import { useSyncExternalStore } from 'react';
  */
 const TICK_MS = 250;
 const listeners = new Set<() => void>();
-let now = Date.now();
+/** During a replay, the recording's time (countdowns and ages read as they did then), else the wall clock. */
+const read = () => replayNow() ?? Date.now();
+let now = read();
 let timer: ReturnType<typeof setInterval> | undefined;
 
 function subscribe(listener: () => void): () => void {
   listeners.add(listener);
   if (!timer) {
-    now = Date.now();
+    now = read();
     timer = setInterval(() => {
-      now = Date.now();
+      now = read();
       for (const l of listeners) l();
     }, TICK_MS);
   }
@@ -26,6 +29,12 @@ function subscribe(listener: () => void): () => void {
     }
   };
 }
+
+// A seek or a pause moves the replay's time at once, not at the next tick.
+useReplay.subscribe(() => {
+  now = read();
+  for (const l of listeners) l();
+});
 
 export function useNow(): number {
   return useSyncExternalStore(subscribe, () => now);

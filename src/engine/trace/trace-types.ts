@@ -7,6 +7,7 @@ import type {
   Era,
   Normalised,
   ServerDescription,
+  ServerTaskSupport,
   TaskResultSnapshot,
   TaskSnapshot,
   ToolInfo,
@@ -24,6 +25,13 @@ export interface TraceReceiver {
   era?: Era;
   protocolVersion?: string;
   server?: ServerDescription;
+  /** What the receiver supports of tasks (list, cancel, task-augmented tools/call), as the receiver card shows. */
+  support?: ServerTaskSupport;
+  /**
+   * The Mcp-Session-Id at export, kept even when secrets are redacted: MCP forbids receivers to use a session
+   * for authentication, and without it the tasks of two sessions in one trace cannot be told apart.
+   */
+  sessionId?: string;
   /** Request headers the person set, values of secret ones replaced by "[redacted]". */
   headers?: Record<string, string>;
 }
@@ -38,6 +46,11 @@ export interface TraceTask {
   status: TrackedTask['status'];
   lifecycle: TrackedTask['lifecycle'];
   entries: TimelineEntry[];
+  /** Older entries the tracker let go of (it keeps the newest 2,000 per task). */
+  droppedEntries?: number;
+  /** The session the task was last known in. */
+  sessionId?: string;
+  progress?: TrackedTask['progress'];
   snapshot?: TaskSnapshot;
   /** The result as fetched, whole (the traffic log cuts bodies over 64 KB; replay reads results from here). */
   result?: Normalised<TaskResultSnapshot>;
@@ -51,7 +64,10 @@ export interface Trace {
   /** The span the trace covers, wall-clock ms: what a replay's scrubber runs over. */
   startedAt: number;
   endedAt: number;
-  /** Names of the headers whose values were replaced; empty when the person chose to keep secrets. */
+  /**
+   * What was replaced by "[redacted]": header names, `?name` for a URL query parameter, `url password`. Empty
+   * when the person chose to keep secrets; HTTP facts in the traffic are redacted by the tap either way.
+   */
   redacted: string[];
   receiver: TraceReceiver;
   tools: ToolInfo[];

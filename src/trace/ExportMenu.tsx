@@ -1,0 +1,165 @@
+import { useEffect, useRef, useState } from 'react';
+import { Download } from 'lucide-react';
+import { Button } from '../ui/Button';
+import { restoreFocus } from '../ui/keymap';
+import { useEscapeLayer } from '../ui/useKeymap';
+import { queryClient } from '../state/query-client';
+import { useConnection } from '../state/connection';
+import { useTasks } from '../tasks/store';
+import { useTraffic } from '../traffic/store';
+import { buildTrace, exportFileName } from './export-trace';
+import { pageTraceSources } from './export-sources';
+import { buildHar } from './har';
+
+/** Hands `text` to the browser as a file download. */
+function download(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.rel = 'noopener';
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Revoked a while later: revoking at once can cancel a download the browser has not started reading yet.
+  setTimeout(() => URL.revokeObjectURL(url), 30_000);
+}
+
+type Kind = 'trace' | 'har';
+
+function exportNow(kind: Kind, includeSecrets: boolean): string {
+  const trace = buildTrace(pageTraceSources(queryClient), { includeSecrets });
+  const name = exportFileName(trace.receiver.url, kind === 'trace' ? 'trace.json' : 'har');
+  if (kind === 'trace') download(name, JSON.stringify(trace), 'application/json');
+  else download(name, JSON.stringify(buildHar(trace)), 'application/json');
+  return name;
+}
+
+/** The menu's body, mounted only while open: it follows the stores only then. */
+function ExportOptions() {
+  const [includeSecrets, setIncludeSecrets] = useState(false);
+  const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
+  const taskCount = useTasks((s) => s.order.length);
+  const rowCount = useTraffic((s) => s.rows.length);
+  const hasExchange = useTraffic((s) => s.rows.some((r) => r.answer !== undefined));
+  const url = useConnection((s) => s.url);
+
+  const traceReason =
+    url === ''
+      ? 'Connect to a receiver first'
+      : taskCount === 0 && rowCount === 0
+        ? 'Nothing observed yet: no tasks and no traffic'
+        : undefined;
+  const harReason =
+    url === '' ? 'Connect to a receiver first' : !hasExchange ? 'No HTTP exchange recorded yet' : undefined;
+
+  const run = (kind: Kind) => {
+    try {
+      const name = exportNow(kind, includeSecrets);
+      setNote({ ok: true, text: `Saved ${name}` });
+    } catch (error) {
+      setNote({
+        ok: false,
+        text: `Export failed: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    }
+  };
+
+  const item = (kind: Kind, label: string, reason: string | undefined, testId: string) => (
+    <div>
+      <Button
+        variant="ghost"
+        className="w-full justify-start"
+        disabled={reason !== undefined}
+        title={reason}
+        aria-describedby={reason ? `${testId}-reason` : undefined}
+        onClick={() => run(kind)}
+        data-testid={testId}
+      >
+        {label}
+      </Button>
+      {reason && (
+        <p id={`${testId}-reason`} className="px-2.5 text-xs text-slate-500">
+          {reason}
+        </p>
+      )}
+    </div>
+  );
+
+  return (
+    <>
+      {item('trace', 'Export trace (.json)', traceReason, 'export-trace')}
+      {item('har', 'Export HAR (.har)', harReason, 'export-har')}
+      <label className="mt-2 flex items-start gap-2 px-2.5 text-xs text-slate-600 dark:text-slate-300">
+        <input
+          type="checkbox"
+          checked={includeSecrets}
+          onChange={(e) => setIncludeSecrets(e.target.checked)}
+          data-testid="export-include-secrets"
+          className="mt-0.5"
+        />
+        <span>
+          Include secrets: the values of headers you set (such as Authorization) and credentials in the
+          receiver URL. Off, they are replaced by “[redacted]”. The traffic log never keeps them.
+        </span>
+      </label>
+      {note && (
+        <p
+          role="status"
+          data-testid="export-note"
+          className={`mt-2 px-2.5 text-xs break-all ${note.ok ? 'text-green-700 dark:text-green-400' : 'text-red-600'}`}
+        >
+          {note.text}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** The header's Export menu: the trace file and a HAR of the HTTP exchanges, redacted unless asked. */
+export function ExportMenu() {
+  const [open, setOpen] = useState(false);
+  const menuRef = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const close = () => {
+    restoreFocus(menuRef.current, buttonRef.current);
+    setOpen(false);
+  };
+  useEscapeLayer(open, close, 'menu');
+  useEffect(() => {
+    if (!open) return;
+    const onPointerDown = (event: PointerEvent) => {
+      const target = event.target as Node;
+      if (!menuRef.current?.contains(target) && !buttonRef.current?.contains(target)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', onPointerDown);
+    return () => document.removeEventListener('pointerdown', onPointerDown);
+  }, [open]);
+
+  return (
+    <div className="relative">
+      <Button
+        ref={buttonRef}
+        variant="ghost"
+        onClick={() => setOpen((s) => !s)}
+        title="Export a trace or a HAR file"
+        aria-expanded={open}
+        aria-controls={open ? 'export-menu' : undefined}
+        data-testid="export-button"
+      >
+        <Download size={14} /> Export
+      </Button>
+      {open && (
+        <div
+          ref={menuRef}
+          id="export-menu"
+          data-testid="export-menu"
+          className="absolute top-full right-0 z-30 mt-2 w-80 max-w-[calc(100vw-1.5rem)] rounded-md border border-slate-200 bg-white p-2 shadow-lg dark:border-slate-700 dark:bg-slate-900"
+        >
+          {/* The menu stays open after an export, so its note says which file was saved. */}
+          <ExportOptions />
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * What the page has observed, read from its stores for an export: the connection, the tool list and task
+ * snapshots and results in the query cache, task records, the inbox and the traffic log.
+ */
+import type { QueryClient } from '@tanstack/react-query';
+import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo } from '../mcp';
+import type { InboxEvent } from '../engine/messages';
+import { useConnection } from '../state/connection';
+import { useInbox, type InboxItem, type SentAnswer } from '../inbox/store';
+import { trafficEvents } from '../traffic/store';
+import { tasksStore } from '../tasks/store';
+import { queryKeys } from '../tasks/core/query-keys';
+import type { TrackedTask } from '../tasks/core/store';
+import type { TraceSources } from './export-trace';
+
+/** The reply the engine would have recorded for what the page noted as sent (the inbox reads it back the same way). */
+function replyFor(sent: SentAnswer | undefined): Extract<InboxEvent, { kind: 'settled' }>['reply'] {
+  if (!sent) return undefined;
+  switch (sent.kind) {
+    case 'elicitation':
+      return {
+        result: sent.content ? { action: sent.action, content: sent.content } : { action: sent.action },
+      };
+    case 'sampling':
+      return {
+        result: { role: 'assistant', model: sent.model, content: { type: 'text', text: sent.text } },
+      };
+    case 'sampling-declined':
+      return { error: { code: -1, message: 'declined by the person' } };
+  }
+}
+
+/** The inbox as the events that made it: each request asked, and settled when it was. */
+export function inboxEvents(items: readonly InboxItem[]): InboxEvent[] {
+  const events: InboxEvent[] = [];
+  for (const item of items) {
+    const { state, outcome, sent, ...request } = item;
+    events.push({ kind: 'asked', request });
+    if (state !== 'pending')
+      events.push({
+        kind: 'settled',
+        key: item.key,
+        state,
+        outcome: outcome ?? state,
+        at: sent?.at,
+        reply: replyFor(sent),
+      });
+  }
+  return events;
+}
+
+export function pageTraceSources(queryClient: QueryClient): TraceSources {
+  const connection = useConnection.getState();
+  const id = connection.id;
+  const { tasks, order } = tasksStore.getState();
+  const tools = queryClient.getQueryData<{ tools: ToolInfo[] }>(queryKeys.tools(id))?.tools ?? [];
+  return {
+    receiver: {
+      url: connection.url,
+      headers: connection.headers,
+      era: connection.era,
+      protocolVersion: connection.server?.protocolVersion,
+      server: connection.server,
+      support: connection.support,
+      sessionId: connection.sessionId,
+    },
+    tools,
+    tasks: order.map((taskId) => tasks.get(taskId)).filter((t): t is TrackedTask => t !== undefined),
+    snapshot: (taskId) => queryClient.getQueryData<TaskSnapshot>(queryKeys.task(id, taskId)),
+    result: (taskId) =>
+      queryClient.getQueryData<Normalised<TaskResultSnapshot>>(queryKeys.taskResult(id, taskId)),
+    inbox: inboxEvents(useInbox.getState().items),
+    traffic: trafficEvents(),
+  };
+}

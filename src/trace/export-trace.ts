@@ -1,0 +1,197 @@
+/**
+ * Builds a trace (src/engine/trace/trace-types.ts) from what a page observed. Pure: the page's stores are read
+ * by export-sources.ts, tests hand in what an engine sent, and both get the same file.
+ */
+import {
+  REDACTED,
+  isSecretHeader,
+  redactHeaders,
+  type Era,
+  type Normalised,
+  type ServerDescription,
+  type ServerTaskSupport,
+  type TaskResultSnapshot,
+  type TaskSnapshot,
+  type ToolInfo,
+  type TrafficEvent,
+} from '../mcp';
+import type { InboxEvent } from '../engine/messages';
+import { redactForStorage } from '../engine/history/redact';
+import { TRACE_FORMAT, TRACE_VERSION, type Trace, type TraceTask } from '../engine/trace/trace-types';
+import type { TrackedTask } from '../tasks/core/store';
+
+export interface TraceSources {
+  receiver: {
+    url: string;
+    headers: Record<string, string>;
+    era?: Era;
+    protocolVersion?: string;
+    server?: ServerDescription;
+    support?: ServerTaskSupport;
+    sessionId?: string;
+  };
+  tools: ToolInfo[];
+  /** In the order they were first tracked. */
+  tasks: TrackedTask[];
+  snapshot: (taskId: string) => TaskSnapshot | undefined;
+  result: (taskId: string) => Normalised<TaskResultSnapshot> | undefined;
+  inbox: InboxEvent[];
+  traffic: TrafficEvent[];
+}
+
+export interface ExportOptions {
+  /** Keep header values and URL credentials as they are; off unless the person ticks it. */
+  includeSecrets?: boolean;
+  now?: number;
+}
+
+/** Query parameters named like credentials (?token=, ?api_key=, ?sig=…), beyond what isSecretHeader names. */
+const SECRET_QUERY = /auth|sig|credential|session|code/i;
+
+/**
+ * The URL with its credentials replaced: the password of user:password@ and the values of secret-looking
+ * query parameters. `redacted` collects what was replaced, as `?name` for a query parameter.
+ */
+export function redactUrl(raw: string, redacted?: Set<string>): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return raw;
+  }
+  let changed = false;
+  if (url.password) {
+    url.password = 'redacted';
+    redacted?.add('url password');
+    changed = true;
+  }
+  for (const name of new Set(url.searchParams.keys())) {
+    if (isSecretHeader(name) || SECRET_QUERY.test(name)) {
+      url.searchParams.set(name, REDACTED);
+      redacted?.add(`?${name}`);
+      changed = true;
+    }
+  }
+  return changed ? url.toString() : raw;
+}
+
+/** JSON drops undefined fields anyway; dropping them here keeps a built trace equal to the same trace read back. */
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+function traceTask(task: TrackedTask, sources: TraceSources): TraceTask {
+  const out: TraceTask = {
+    taskId: task.taskId,
+    tool: task.tool,
+    call: task.call,
+    origin: task.origin,
+    firstSeenAt: task.firstSeenAt,
+    status: task.status,
+    lifecycle: task.lifecycle,
+    entries: task.entries,
+    droppedEntries: task.droppedEntries,
+    sessionId: task.sessionId,
+    progress: task.progress,
+    snapshot: sources.snapshot(task.taskId),
+    result: sources.result(task.taskId),
+  };
+  return withoutUndefined(out);
+}
+
+/** The span the trace covers: from the first thing seen to the last, for a replay's scrubber. */
+function span(trace: Pick<Trace, 'tasks' | 'traffic' | 'inbox'>, now: number): [number, number] {
+  let first = Infinity;
+  let last = -Infinity;
+  const see = (t: number | undefined) => {
+    if (t === undefined || !Number.isFinite(t)) return;
+    if (t < first) first = t;
+    if (t > last) last = t;
+  };
+  for (const task of trace.tasks) {
+    see(task.firstSeenAt);
+    for (const entry of task.entries) see(entry.at);
+  }
+  for (const event of trace.traffic) see(event.wallTime);
+  for (const event of trace.inbox) see(event.kind === 'asked' ? event.request.receivedAt : event.at);
+  return first === Infinity ? [now, now] : [first, last];
+}
+
+/** Header names match whatever their case: Authorization from the person and authorization from the wire are one. */
+class NameSet extends Set<string> {
+  private readonly lower = new Set<string>();
+  override add(name: string): this {
+    if (this.lower?.has(name.toLowerCase())) return this;
+    this.lower?.add(name.toLowerCase());
+    return super.add(name);
+  }
+}
+
+function redactTraffic(event: TrafficEvent, redacted: Set<string>): TrafficEvent {
+  // HTTP facts come redacted from the tap already; this is for bodies that carry headers-like fields.
+  const out = redactForStorage(event);
+  if (!out.http) return out;
+  for (const [name, value] of Object.entries(out.http.requestHeaders))
+    if (value === REDACTED) redacted.add(name);
+  return { ...out, http: { ...out.http, url: redactUrl(out.http.url, redacted) } };
+}
+
+export function buildTrace(sources: TraceSources, options: ExportOptions = {}): Trace {
+  const now = options.now ?? Date.now();
+  const secrets = options.includeSecrets === true;
+  const redacted = new NameSet();
+  const { receiver } = sources;
+
+  let headers = receiver.headers;
+  if (!secrets) {
+    headers = redactHeaders(receiver.headers);
+    for (const name of Object.keys(receiver.headers)) if (isSecretHeader(name)) redacted.add(name);
+  }
+  const traffic = secrets ? sources.traffic : sources.traffic.map((e) => redactTraffic(e, redacted));
+  const tasks = sources.tasks.map((t) => traceTask(t, sources));
+  const inbox = sources.inbox;
+  const [startedAt, endedAt] = span({ tasks, traffic, inbox }, now);
+
+  const traceReceiver: Trace['receiver'] = {
+    url: secrets ? receiver.url : redactUrl(receiver.url, redacted),
+    era: receiver.era,
+    protocolVersion: receiver.protocolVersion,
+    server: receiver.server,
+    support: receiver.support,
+    // Kept when secrets are redacted: MCP forbids a receiver to treat a session as authentication (a request
+    // still needs its Authorization), sessions end at Disconnect or expire, and without it the tasks of two
+    // sessions in one trace (records carry sessionId) could not be told apart.
+    sessionId: receiver.sessionId,
+    headers: Object.keys(headers).length > 0 ? headers : undefined,
+  };
+
+  return {
+    format: TRACE_FORMAT,
+    version: TRACE_VERSION,
+    exportedAt: new Date(now).toISOString(),
+    startedAt,
+    endedAt,
+    redacted: [...redacted].sort(),
+    receiver: withoutUndefined(traceReceiver),
+    tools: sources.tools,
+    tasks,
+    inbox,
+    traffic,
+  };
+}
+
+/** A file name that says which receiver and when: `taskscope-127.0.0.1-3001-20261201-071503.trace.json`. */
+export function exportFileName(receiverUrl: string, extension: string, now = new Date()): string {
+  let host = 'receiver';
+  try {
+    host = new URL(receiverUrl).host || host;
+  } catch {
+    // keep the generic name
+  }
+  const safeHost = host.replace(/[^A-Za-z0-9.-]+/g, '-').slice(0, 80);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const stamp =
+    `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}-` +
+    `${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`;
+  return `taskscope-${safeHost}-${stamp}.${extension}`;
+}

@@ -1,0 +1,183 @@
+import { getEngine } from '../engine/bridge';
+import type { ReplaySpeed } from '../engine/messages';
+import { MAX_TRACE_BYTES, parseTraceText } from '../engine/trace/schema';
+import { useConnection } from '../state/connection';
+import { useReplay } from '../state/replay';
+import { useSelection } from '../state/selection';
+import { resetTaskRecords } from '../tasks/store';
+import { useTraffic } from '../traffic/store';
+import { useInbox } from '../inbox/store';
+
+/** The trace the empty task list links to, recorded from the demo receiver (npm run trace:demo). */
+export const DEMO_TRACE_URL = '/demo-trace.json';
+
+const refuse = (errors: string[]) => useReplay.setState({ errors, warnings: undefined, opening: false });
+
+/** The page's stores start clean for a replay (or a seek), under a new connection id. */
+function freshConnection(): number {
+  const id = useConnection.getState().id + 1;
+  useReplay.setState({ connectionId: id });
+  resetTaskRecords();
+  useTraffic.getState().clear();
+  useInbox.setState({ items: [] });
+  return id;
+}
+
+/**
+ * Replays a trace from its text. It is validated here first (to say plainly what is wrong, and to leave a live
+ * connection alone when the file is refused), then again in the engine, which plays it with no receiver.
+ */
+export async function openTraceText(
+  text: string,
+  speed: ReplaySpeed = useReplay.getState().speed,
+): Promise<boolean> {
+  useReplay.setState({ opening: true, errors: undefined, warnings: undefined });
+  const parsed = parseTraceText(text);
+  if (!parsed.ok) {
+    refuse(parsed.errors);
+    return false;
+  }
+  const id = freshConnection();
+  const { receiver } = parsed.trace;
+  useConnection.setState({
+    id,
+    url: receiver.url,
+    headers: {},
+    status: 'connecting',
+    since: Date.now(),
+    server: undefined,
+    support: undefined,
+    error: undefined,
+    degraded: undefined,
+    retryAt: undefined,
+    sessionId: undefined,
+    history: undefined,
+    viaRelay: undefined,
+    streamNote: undefined,
+  });
+  const selection = useSelection.getState().selection;
+  if (selection.kind === 'task' || selection.kind === 'tool')
+    useSelection.getState().select({ kind: 'none' });
+  const reply = await getEngine().request({ type: 'replay', connectionId: id, trace: text, speed });
+  if (!reply.ok) {
+    useReplay.setState({ connectionId: undefined });
+    refuse(reply.errors);
+    return false;
+  }
+  useReplay.setState({ info: reply.info, speed, warnings: reply.warnings, opening: false });
+  return true;
+}
+
+export async function openTraceFile(file: File): Promise<boolean> {
+  if (file.size > MAX_TRACE_BYTES) {
+    refuse([`${file.name} is larger than ${MAX_TRACE_BYTES / 1024 / 1024} MB: not opened`]);
+    return false;
+  }
+  try {
+    return await openTraceText(await file.text());
+  } catch (error) {
+    refuse([`${file.name} could not be read: ${error instanceof Error ? error.message : String(error)}`]);
+    return false;
+  }
+}
+
+/**
+ * Where `?trace=` may load from: this page's own origin only. A trace from elsewhere would make a link
+ * fetch (and show) whatever another site serves under this page's name; the person can download it and open
+ * the file instead. Returns the URL, or why it is refused.
+ */
+export function sameOriginTraceUrl(raw: string, base = window.location.href): URL | string {
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    return `"${raw.slice(0, 200)}" is not a URL`;
+  }
+  const origin = new URL(base).origin;
+  if (url.origin !== origin)
+    return `A trace is opened from this page's own origin (${origin}) only, not from ${url.origin.slice(0, 200)}: download it and open the file (Open trace, or drop it on the page).`;
+  return url;
+}
+
+export async function openTraceUrl(
+  raw: string,
+  speed: ReplaySpeed = useReplay.getState().speed,
+): Promise<boolean> {
+  const url = sameOriginTraceUrl(raw);
+  if (typeof url === 'string') {
+    refuse([url]);
+    return false;
+  }
+  useReplay.setState({ opening: true, errors: undefined });
+  try {
+    const response = await fetch(url, { credentials: 'same-origin', redirect: 'error' });
+    if (!response.ok) {
+      refuse([`${url.pathname} answered HTTP ${response.status}`]);
+      return false;
+    }
+    const length = Number(response.headers.get('content-length') ?? 0);
+    if (length > MAX_TRACE_BYTES) {
+      refuse([`${url.pathname} is larger than ${MAX_TRACE_BYTES / 1024 / 1024} MB: not opened`]);
+      return false;
+    }
+    return await openTraceText(await response.text(), speed);
+  } catch (error) {
+    refuse([
+      `${url.pathname} could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
+    ]);
+    return false;
+  }
+}
+
+/** The `?trace=` of a page load, if any: then the page replays it instead of connecting. */
+export function initialTraceUrl(search = window.location.search): string | null {
+  return new URLSearchParams(search).get('trace');
+}
+
+/** `&speed=1`, `4` or `instant` beside `?trace=`; 4× otherwise, so a demo is seen whole in seconds. */
+export function initialReplaySpeed(search = window.location.search): ReplaySpeed {
+  const speed = new URLSearchParams(search).get('speed');
+  return speed === '1' ? 1 : speed === 'instant' ? 'instant' : 4;
+}
+
+/** Starts the replay again at `at` (virtual time): the stores start clean and fill up to there at once. */
+export async function seekReplay(at: number): Promise<void> {
+  const { info, speed, news } = useReplay.getState();
+  if (!info) return;
+  // Scrubbing a paused replay leaves it paused there; from the end, or while playing, it plays on.
+  const paused = news !== undefined && !news.playing && !news.ended;
+  // Seeking is for watching from there: an instant replay goes on at 4× after it.
+  const next = speed === 'instant' ? 4 : speed;
+  useReplay.setState({ speed: next });
+  const id = freshConnection();
+  useConnection.setState({ id });
+  await getEngine().request({ type: 'replaySeek', connectionId: id, at, speed: next, paused });
+}
+
+export function playReplay(): void {
+  const { news, info } = useReplay.getState();
+  // At the end, play starts over.
+  if (news?.ended && info) {
+    void seekReplay(info.startedAt);
+    return;
+  }
+  void getEngine().request({ type: 'replayControl', action: 'play' });
+}
+
+export function pauseReplay(): void {
+  void getEngine().request({ type: 'replayControl', action: 'pause' });
+}
+
+export function setReplaySpeed(speed: ReplaySpeed): void {
+  useReplay.setState({ speed });
+  void getEngine().request({ type: 'replaySpeed', speed });
+}
+
+/** Back to a live receiver: a fresh page load, which connects as it always does. */
+export function leaveReplay(): void {
+  window.location.assign('/');
+}
+
+export function dismissTraceErrors(): void {
+  useReplay.setState({ errors: undefined });
+}

@@ -1,0 +1,203 @@
+import { readFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+
+interface DemoTask {
+  taskId: string;
+  tool?: string;
+  status: string | null;
+  lifecycle: string;
+  result?: { value: { result: { content?: Array<{ type: string; text?: string }> } | null } };
+}
+
+/** The trace the empty task list links to, as shipped. */
+const demo = JSON.parse(readFileSync(new URL('../../public/demo-trace.json', import.meta.url), 'utf8')) as {
+  tasks: DemoTask[];
+};
+
+/** What a task's row says of it: "purged" for a task the receiver purged, else its status. */
+const shownStatus = (task: Pick<DemoTask, 'status' | 'lifecycle'>) =>
+  task.lifecycle === 'purged' ? 'purged' : (task.status ?? '');
+
+const firstText = (task: DemoTask) =>
+  task.result?.value.result?.content?.find((c) => c.type === 'text')?.text ?? '';
+
+/** Counts every request to the demo receiver, from the page and its engine Worker alike. */
+function countDemoRequests(page: Page) {
+  const seen: string[] = [];
+  page.context().on('request', (request) => {
+    if (new URL(request.url()).pathname.startsWith('/demo/')) seen.push(request.url());
+  });
+  return seen;
+}
+
+async function expectEveryTaskAsRecorded(page: Page, tasks: DemoTask[]) {
+  await expect(page.getByTestId('task-row')).toHaveCount(tasks.length);
+  for (const task of tasks) {
+    const row = page.locator(`[data-testid="task-row"][data-task-id="${task.taskId}"]`);
+    await expect(row, task.tool).toContainText(shownStatus(task));
+    if (!task.result) continue;
+    await row.click();
+    await expect(page.getByTestId('result'), task.tool).toContainText(firstText(task).slice(0, 60));
+  }
+}
+
+test('the demo trace replays instantly to its end from the empty task list, with no request to a receiver', async ({
+  page,
+}) => {
+  const requests = countDemoRequests(page);
+  await page.goto('/');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  // The counter sees the engine Worker's requests: live, the dashboard has asked the demo receiver already.
+  expect(requests.length).toBeGreaterThan(0);
+  await page.getByTestId('demo-trace-link').click();
+  await expect(page.getByTestId('replay-bar')).toBeVisible();
+  requests.length = 0;
+  await expect(page.getByTestId('replay-label')).toContainText('no receiver is contacted');
+  await page.getByTestId('replay-speed-instant').click();
+  await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'true');
+  await expectEveryTaskAsRecorded(page, demo.tasks);
+  // Live-only actions are off: nothing to run, no cancel, no answering the recorded question.
+  await page.getByTestId('tool-slow_job').click();
+  await expect(page.getByRole('button', { name: 'Run as task' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Cancel task' })).toHaveCount(0);
+  expect(requests).toEqual([]);
+});
+
+test('the demo trace at 1× and 4×: pause holds time, tasks end as recorded, the scrubber seeks back', async ({
+  page,
+}) => {
+  const requests = countDemoRequests(page);
+  await page.goto('/?trace=/demo-trace.json&speed=1');
+  await expect(page.getByTestId('replay-bar')).toBeVisible();
+  await expect(page.getByTestId('replay-speed-1')).toHaveAttribute('aria-pressed', 'true');
+  // The long job runs until the recording cancels it, seconds in: at 1× it is seen working first.
+  const cancelled = demo.tasks.find((t) => t.status === 'cancelled') as DemoTask;
+  const cancelledRow = page.locator(`[data-testid="task-row"][data-task-id="${cancelled.taskId}"]`);
+  await expect(cancelledRow).toContainText('working');
+  await page.getByTestId('replay-pause').click();
+  const scrubber = page.getByTestId('replay-scrubber');
+  const pausedAt = await scrubber.inputValue();
+  await page.waitForTimeout(600);
+  expect(await scrubber.inputValue()).toBe(pausedAt);
+  await expect(cancelledRow).toContainText('working');
+  await page.getByTestId('replay-play').click();
+  await page.getByTestId('replay-speed-4').click();
+  await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'true', { timeout: 20_000 });
+  await expectEveryTaskAsRecorded(page, demo.tasks);
+  // The question asked during the recording is on the task's timeline, with its recorded answer.
+  const asking = demo.tasks.find((t) => t.tool === 'ask_user') as DemoTask;
+  await page.locator(`[data-testid="task-row"][data-task-id="${asking.taskId}"]`).click();
+  await expect(page.getByTestId('timeline').locator('[data-status="input_required"]')).toBeVisible();
+  // Back to the start at 1×: the stores start clean and fill again from there.
+  await page.getByTestId('replay-speed-1').click();
+  const min = Number(await scrubber.getAttribute('min'));
+  await scrubber.focus();
+  await scrubber.press('Home');
+  await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'false');
+  await expect.poll(async () => Number(await scrubber.inputValue())).toBeLessThan(min + 3000);
+  await expect(cancelledRow).toContainText('working');
+  // Scrubbed to the end while paused, and from there instantly back through the whole recording.
+  await page.getByTestId('replay-pause').click();
+  await scrubber.press('End');
+  await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'true');
+  await scrubber.press('Home');
+  await page.getByTestId('replay-speed-instant').click();
+  await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'true');
+  await expectEveryTaskAsRecorded(page, demo.tasks);
+  expect(requests).toEqual([]);
+});
+
+test('a live flow exported and opened again replays to the same tasks, statuses and results', async ({
+  page,
+}, testInfo) => {
+  await page.goto('/');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  const run = async (tool: string, args: Record<string, string>) => {
+    await page.getByTestId(`tool-${tool}`).click();
+    const form = page.getByTestId('run-form');
+    for (const [name, value] of Object.entries(args)) await form.locator(`#arg-${name}`).fill(value);
+    await form.getByRole('button', { name: 'Run as task' }).click();
+    await expect(page.getByTestId('task-detail')).toBeVisible();
+  };
+  await run('slow_job', { durationMs: '1500', steps: '3', pollIntervalMs: '300', label: 'exported' });
+  await run('flaky_job', { failAfterMs: '700', reason: 'disk full' });
+  const rows = page.getByTestId('task-row');
+  await expect(rows).toHaveCount(2);
+  await expect(rows.filter({ hasText: 'completed' })).toHaveCount(1, { timeout: 20_000 });
+  await expect(rows.filter({ hasText: 'failed' })).toHaveCount(1);
+  const live: Array<{ taskId: string; status: string; result: string }> = [];
+  for (const row of await rows.all()) {
+    await row.click();
+    const result = page.getByTestId('result');
+    await expect(result).toBeVisible();
+    live.push({
+      taskId: (await row.getAttribute('data-task-id')) as string,
+      status: (await row.textContent())?.includes('completed') ? 'completed' : 'failed',
+      result: ((await result.textContent()) ?? '').trim(),
+    });
+  }
+
+  await page.getByTestId('export-button').click();
+  const downloading = page.waitForEvent('download');
+  await page.getByTestId('export-trace').click();
+  const file = testInfo.outputPath('exported.trace.json');
+  await (await downloading).saveAs(file);
+
+  const requests = countDemoRequests(page);
+  await page.getByTestId('open-trace-input').setInputFiles(file);
+  await expect(page.getByTestId('replay-bar')).toBeVisible();
+  await page.getByTestId('replay-speed-instant').click();
+  await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'true');
+  await expect(rows).toHaveCount(2);
+  expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-task-id')))).toEqual(
+    live.map((t) => t.taskId),
+  );
+  for (const task of live) {
+    const row = page.locator(`[data-testid="task-row"][data-task-id="${task.taskId}"]`);
+    await expect(row).toContainText(task.status);
+    await row.click();
+    await expect(page.getByTestId('result')).toHaveText(task.result);
+  }
+  expect(requests).toEqual([]);
+});
+
+test('a trace is opened from this origin only, and a malformed one is refused with its reasons', async ({
+  page,
+}) => {
+  await page.goto('/?trace=https://example.com/evil.json');
+  await expect(page.getByTestId('trace-errors')).toContainText("this page's own origin");
+  await expect(page.getByTestId('replay-bar')).toHaveCount(0);
+  await page.getByTestId('open-trace-input').setInputFiles({
+    name: 'broken.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify({ format: 'taskscope-trace', version: 1, tasks: 'none' })),
+  });
+  await expect(page.getByTestId('trace-errors')).toContainText('tasks');
+  await expect(page.getByTestId('replay-bar')).toHaveCount(0);
+});
+
+test('a trace dropped on the page replays', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await page.evaluate(async () => {
+    const text = await (await fetch('/demo-trace.json')).text();
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], 'demo.trace.json', { type: 'application/json' }));
+    window.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, cancelable: true }));
+  });
+  await expect(page.getByTestId('trace-drop-zone')).toBeVisible();
+  await page.evaluate(async () => {
+    const text = await (await fetch('/demo-trace.json')).text();
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], 'demo.trace.json', { type: 'application/json' }));
+    document.body.dispatchEvent(
+      new DragEvent('drop', { dataTransfer: transfer, cancelable: true, bubbles: true }),
+    );
+  });
+  await expect(page.getByTestId('trace-drop-zone')).toHaveCount(0);
+  await expect(page.getByTestId('replay-bar')).toBeVisible();
+  await expect(page.getByTestId('connection-status')).toHaveText('Replay');
+  await page.getByTestId('replay-speed-instant').click();
+  await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'true');
+  await expectEveryTaskAsRecorded(page, demo.tasks);
+});
