@@ -9,14 +9,18 @@ import { applyTheme } from './state/preferences';
 import { initialSelection, useSelection } from './state/selection';
 import { getEngine } from './engine/bridge';
 import { connect, initialHeaders, initialServerUrl, pageHiding } from './connection/actions';
+import { initialReplaySpeed, initialTraceUrl, openTraceUrl } from './trace/open-trace';
 
 applyTheme();
 useSelection.setState({ selection: initialSelection() });
 wireEngine(getEngine(), queryClient);
 // Connecting is an action, not an effect: it runs once per page load, whatever React does with effects.
 // A reload takes up this tab's session again, so its tasks stay live and ?task= links keep working.
+// ?trace= replays a recording (from this origin only) instead: then no receiver is contacted at all.
+const traceUrl = initialTraceUrl();
 const serverUrl = initialServerUrl();
-void connect(serverUrl, initialHeaders(serverUrl), { resume: true });
+if (traceUrl !== null) void openTraceUrl(traceUrl, initialReplaySpeed());
+else void connect(serverUrl, initialHeaders(serverUrl), { resume: true });
 // The session is not ended here (only Disconnect sends DELETE): a reload resumes it, and receivers expire
 // idle ones. What history has pending is written now.
 window.addEventListener('pagehide', pageHiding);

@@ -12,6 +12,9 @@ import { useSelection } from '../state/selection';
 import { useKeymap } from '../ui/useKeymap';
 import { focusRing } from '../ui/Button';
 import { ShortcutsOverlay } from './ShortcutsOverlay';
+import { ReportCardButton, ReportCardDialog } from '../report/ReportCard';
+import { ExportMenu } from '../trace/ExportMenu';
+import { OpenTraceButton, ReplayBar, TraceDropZone } from '../trace/ReplayBar';
 
 export function App() {
   useKeymap();
@@ -24,20 +27,28 @@ export function App() {
         </a>
         <ConnectionBar />
         <InboxButton onOpen={() => useSelection.getState().select({ kind: 'inbox' })} />
+        <ReportCardButton />
+        <ExportMenu />
+        <OpenTraceButton />
         <ShortcutsOverlay />
         <ThemeToggle />
       </header>
-      <div className="flex min-h-0 flex-1">
-        <aside className="flex w-80 shrink-0 flex-col border-r border-slate-200 dark:border-slate-800">
+      <ErrorBoundary label="The replay bar">
+        <ReplayBar />
+      </ErrorBoundary>
+      <TraceDropZone />
+      {/* Shrinks as the traffic drawer grows: what does not fit scrolls inside its panel, never under the drawer. */}
+      <div className="flex min-h-0 flex-1 overflow-hidden">
+        <aside className="flex min-h-0 w-80 shrink-0 flex-col overflow-y-auto border-r border-slate-200 dark:border-slate-800">
           {/* Receiver and tools scroll within their share, so the task list always keeps room for rows. */}
-          <Panel title="Receiver" className="max-h-[30%] shrink-0">
+          <Panel title="Receiver" className="max-h-[30%] min-h-24 shrink-0">
             <div className="min-h-0 overflow-y-auto">
               <ErrorBoundary label="The receiver card">
                 <ServerCard />
               </ErrorBoundary>
             </div>
           </Panel>
-          <Panel title="Tools" className="max-h-[30%] shrink-0">
+          <Panel title="Tools" className="max-h-[30%] min-h-36 shrink-0">
             <ErrorBoundary label="The tool list">
               <ToolList />
             </ErrorBoundary>
@@ -54,6 +65,9 @@ export function App() {
       </div>
       <ErrorBoundary label="The traffic drawer">
         <TrafficDrawer />
+      </ErrorBoundary>
+      <ErrorBoundary label="The report card">
+        <ReportCardDialog />
       </ErrorBoundary>
     </div>
   );

@@ -9,6 +9,8 @@ import { applyTaskChanges } from '../tasks/core/task-changes';
 import { queryKeys } from '../tasks/core/query-keys';
 import { usePreferences } from '../state/preferences';
 import { applyHealth } from '../connection/actions';
+import { applyCheckNews, openReportWhenConnected } from '../report/store';
+import { useReplay } from '../state/replay';
 
 /**
  * The one place a connection's pieces meet on the page: the engine's batches go into the stores and the
@@ -19,6 +21,9 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
   let tasksConnection = 0;
 
   const applyOne = (batch: Batch) => {
+    // A replay seeking starts a new connection id: what the one before it still sends is not shown.
+    const replayId = useReplay.getState().connectionId;
+    if (replayId !== undefined && batch.connectionId !== replayId) return;
     // Traffic and the inbox are the page's record of every connection; the rest is the current one's.
     if (batch.traffic.length > 0 || batch.trafficDropped > 0)
       useTraffic.getState().pushMany(batch.traffic, batch.trafficDropped);
@@ -31,6 +36,7 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
       resetTaskRecords();
       if (previous) queryClient.removeQueries({ queryKey: queryKeys.connection(previous) });
     }
+    if (batch.replay) useReplay.setState({ news: batch.replay });
     if (batch.tasks) applyTaskChanges(tasksStore, batch.tasks);
     for (const [taskId, snapshot] of batch.snapshots)
       queryClient.setQueryData(queryKeys.task(batch.connectionId, taskId), snapshot);
@@ -44,6 +50,7 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
     if (news?.history) useConnection.setState({ history: news.history });
     if (news?.degraded !== undefined) useConnection.setState({ degraded: news.degraded ?? undefined });
     if (news?.streamNote) useConnection.setState({ streamNote: news.streamNote });
+    if (news?.check) applyCheckNews(batch.connectionId, news.check);
   };
 
   const stopBatches = engine.onBatch((batches) => {
@@ -72,8 +79,12 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
     preserve = prefs.preserveLog;
   });
 
+  // ?report=1 opens the report card once connected.
+  const stopReport = openReportWhenConnected();
+
   return () => {
     stopBatches();
     stopSettings();
+    stopReport();
   };
 }

@@ -6,6 +6,7 @@ import { useEscapeLayer } from '../ui/useKeymap';
 import { connect, disconnect } from './actions';
 import { useConnection, type ConnectionStatus } from '../state/connection';
 import { useNow } from '../state/clock';
+import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
 import { formatClock } from '../tasks/core/ttl';
 import { SavedReceivers } from './SavedReceivers';
@@ -80,8 +81,13 @@ export function ConnectionBar() {
   const [headerText, setHeaderText] = useState<string | null>(null);
   const { open: headersOpen, setOpen: setHeadersOpen, menuRef, buttonRef } = useHeadersMenu();
   const savedRef = useRef<HTMLDivElement>(null);
-  const look =
-    status === 'connected' && degraded ? { dot: 'bg-amber-500', label: 'Degraded' } : statusLook[status];
+  // A replay has no connection at all: the header must not say "Connected".
+  const replaying = useReplay((s) => s.connectionId !== undefined);
+  const look = replaying
+    ? { dot: 'bg-violet-500', label: 'Replay' }
+    : status === 'connected' && degraded
+      ? { dot: 'bg-amber-500', label: 'Degraded' }
+      : statusLook[status];
   const value = draft ?? url;
   const headerValue =
     headerText ??

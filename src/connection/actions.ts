@@ -7,6 +7,7 @@ import { useInbox } from '../inbox/store';
 import { usePreferences } from '../state/preferences';
 import { useSelection } from '../state/selection';
 import { useConnection } from '../state/connection';
+import { endReplay, isReplaying } from '../state/replay';
 import { normaliseReceiverUrl } from './receiver-url';
 import { SessionClaims, forgetSession, rememberSession, storedSession } from './session-claim';
 import { headersFor, recordUse, relayChosen } from './saved-receivers';
@@ -31,6 +32,7 @@ const sessionClaims = () => (claims ??= new SessionClaims());
  */
 export async function disconnect(): Promise<void> {
   const { status, url } = useConnection.getState();
+  endReplay();
   // A newer id would make a connect still on its way stale; the records stay with the id they came with.
   useConnection.setState({
     status: status === 'idle' ? 'idle' : 'closed',
@@ -62,6 +64,7 @@ export async function connect(
 ): Promise<void> {
   const url = parseReceiverUrl(rawUrl);
   const id = useConnection.getState().id + 1;
+  endReplay();
   if (!url) {
     useConnection.setState({
       id,
@@ -172,7 +175,8 @@ export function applyHealth(health: Health): void {
         }
       : {}),
   });
-  if (health.status !== 'connected') return;
+  // A replay's receiver is a recording: this tab's session with the real one is left as it is.
+  if (health.status !== 'connected' || isReplaying()) return;
   if (health.sessionId && health.server) {
     rememberSession({
       url,

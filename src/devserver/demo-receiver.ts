@@ -14,6 +14,7 @@ import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol
 import { DemoTaskStore } from './demo-task-store.js';
 import { registerDemoTools } from './demo-tools.js';
 import { receiverGuard } from './receiver-guard.js';
+import { createHostileHandler, type HostileHandler } from './hostile-receiver.js';
 export { isAllowedOrigin } from './receiver-guard.js';
 
 export const DEMO_SERVER_INFO = {
@@ -43,6 +44,11 @@ export interface DemoReceiverOptions {
    * what Taskscope's local relay is for (npm run receiver -- --no-cors).
    */
   cors?: boolean;
+  /**
+   * Rules to break on every request (`npm run receiver -- --faults=a,b`); a request's own `?faults=a,b` wins.
+   * Such requests are served by the hostile receiver's faults case (hostile-faults.ts), not by the SDK.
+   */
+  faults?: string;
 }
 
 export interface DemoReceiver {
@@ -127,6 +133,9 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
   };
 
   const router = express.Router();
+  let hostile: HostileHandler | undefined;
+  const faultsOf = (req: Request): string | undefined =>
+    typeof req.query.faults === 'string' ? req.query.faults : options.faults;
   router.use(
     receiverGuard({
       allowedHosts,
@@ -145,6 +154,14 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
       },
     }),
   );
+
+  // Before any body parser: the faults case reads the body itself.
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const faults = faultsOf(req);
+    if (faults === undefined) return next();
+    hostile ??= createHostileHandler();
+    hostile.handleFaults(req, res, faults).catch(next);
+  });
 
   const requireJson = (req: Request, res: Response, next: NextFunction) => {
     // Without this, a text/plain body would reach the handler unparsed and fail with a misleading message.
@@ -217,6 +234,7 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
     router,
     sessionCount: () => sessions.size,
     close: async () => {
+      hostile?.end();
       await Promise.all([...sessions.keys()].map(closeSession));
     },
   };

@@ -42,6 +42,7 @@ import {
   TERMINAL,
 } from './hostile-wire.js';
 import { CASE_DESCRIPTIONS, buildSpecs } from './hostile-cases.js';
+import { FAULT_DESCRIPTIONS, faultSpec, parseFaults, type FaultName } from './hostile-faults.js';
 
 export {
   CASE_NAMES,
@@ -51,11 +52,75 @@ export {
   type TaskGetCount,
 } from './hostile-wire.js';
 export { CASE_DESCRIPTIONS } from './hostile-cases.js';
+export { FAULT_DESCRIPTIONS, FAULT_NAMES, parseFaults, type FaultName } from './hostile-faults.js';
+
+/** Fault sets served at once at most; each keeps its own tasks. */
+const MAX_FAULT_CASES = 100;
+
+/**
+ * The hostile receiver's request handling without a server of its own, so another server can mount it: the
+ * demo receiver hands a request with `?faults=` here (handleFaults), served by the faults case.
+ */
+export interface HostileHandler {
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Serves one request with the faults case for `faults` (comma-separated names), whatever its path. */
+  handleFaults(req: IncomingMessage, res: ServerResponse, faults: string): Promise<void>;
+  caseOf(name: CaseName): CaseState;
+  /** Ends every held-open request and stream. */
+  end(): void;
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // The server.
 
 export async function startHostileReceiver(opts: { port?: number } = {}): Promise<HostileReceiver> {
+  const handler = createHostileHandler();
+  const server = createServer((req, res) => {
+    handler.handle(req, res).catch(() => {
+      if (!res.headersSent && !res.destroyed) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+  const listening = await listenOnLoopback(server, opts.port ?? 0);
+  let closing: Promise<void> | undefined;
+  const { caseOf } = handler;
+
+  return {
+    url: listening.url,
+    caseUrl: (name) => `${listening.url}/${caseOf(name).name}/mcp`,
+    faultsUrl: (faults) =>
+      `${listening.url}/faults/mcp${faults.length > 0 ? `?faults=${faults.join(',')}` : ''}`,
+    counts: (name) => {
+      const c = caseOf(name);
+      const k = c.counter;
+      return {
+        methods: Object.fromEntries(k.methods),
+        GET: k.GET,
+        POST: k.POST,
+        DELETE: k.DELETE,
+        OPTIONS: k.OPTIONS,
+        responses: k.responses,
+        tasksGet: Object.fromEntries(
+          [...k.tasksGet].map(([id, e]) => [id, { count: e.count, at: [...e.at] }]),
+        ),
+        tasksGetUntracked: k.tasksGetUntracked,
+        notificationsSent: k.notificationsSent,
+        elicitationsSent: k.elicitationsSent,
+        open: c.open,
+      };
+    },
+    reset: (name) => handler.reset(name),
+    close: () => {
+      closing ??= (async () => {
+        handler.end();
+        await listening.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+export function createHostileHandler(): HostileHandler & { reset(name?: CaseName): void } {
   const held = new Set<Held>();
   const specs = buildSpecs(held);
   const cases = new Map<string, CaseState>();
@@ -71,6 +136,7 @@ export async function startHostileReceiver(opts: { port?: number } = {}): Promis
   for (const name of CASE_NAMES) {
     const c: CaseState = {
       name,
+      description: CASE_DESCRIPTIONS[name],
       spec: specs[name],
       listed: [],
       byId: new Map(),
@@ -119,7 +185,7 @@ export async function startHostileReceiver(opts: { port?: number } = {}): Promis
               tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
             },
             serverInfo: { name: `hostile-${c.name}`, version: '0' },
-            instructions: `Taskscope's hostile receiver, case "${c.name}": ${CASE_DESCRIPTIONS[c.name]}. It misbehaves on purpose, to test clients.`,
+            instructions: `Taskscope's hostile receiver, case "${c.name}": ${c.description}. It misbehaves on purpose, to test clients.`,
           },
           { 'Mcp-Session-Id': `hostile-${c.name}-${randomUUID()}` },
         );
@@ -127,7 +193,7 @@ export async function startHostileReceiver(opts: { port?: number } = {}): Promis
         return result(res, id, {});
       case 'tools/list':
         return result(res, id, {
-          tools: [
+          tools: c.spec.tools?.() ?? [
             {
               name: 'job',
               description: `Starts a task on the hostile receiver's "${c.name}" case; it works for ever.`,
@@ -137,6 +203,7 @@ export async function startHostileReceiver(opts: { port?: number } = {}): Promis
           ],
         });
       case 'tools/call': {
+        if (c.spec.call) return c.spec.call(rpc);
         if (params.name !== 'job') return rpcError(res, id, -32602, `Unknown tool: ${String(params.name)}`);
         if (!isRecord(params.task)) return rpcError(res, id, -32601, 'Tool job must be called as a task');
         const task = makeTask(`${c.name}-job-${++c.created}-${randomBytes(3).toString('hex')}`, Date.now(), {
@@ -199,6 +266,7 @@ export async function startHostileReceiver(opts: { port?: number } = {}): Promis
       case 'tasks/cancel': {
         const taskId = params.taskId;
         if (typeof taskId !== 'string') return rpcError(res, id, -32602, 'taskId must be a string');
+        if (c.spec.cancel) return c.spec.cancel(rpc);
         const task = lookup(c, taskId);
         if (!task) return rpcError(res, id, -32602, `Task not found: ${taskId.slice(0, 100)}`);
         if (TERMINAL.has(task.status)) {
@@ -271,37 +339,81 @@ export async function startHostileReceiver(opts: { port?: number } = {}): Promis
     request({ c, res, id: message.id, params }, method);
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (closed) return void res.destroy();
+  /** Host and Origin checks, CORS headers; false when the request was refused. */
+  const guard = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (closed) {
+      res.destroy();
+      return false;
+    }
     // DNS rebinding: a foreign page re-pointing its name at 127.0.0.1 still sends its own Host.
     if (!isLoopbackHost(req.headers.host)) {
       res.writeHead(403, { 'Content-Type': 'text/plain' }).end('Forbidden: Host is not a loopback name\n');
-      return;
+      return false;
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !isLoopbackOrigin(origin)) {
-      return sendJson(res, 403, {
+      sendJson(res, 403, {
         jsonrpc: '2.0',
         id: null,
         error: { code: -32000, message: `Origin ${origin} is not allowed by this receiver` },
       });
+      return false;
     }
     if (origin !== undefined) {
       res.setHeader('Access-Control-Allow-Origin', origin);
       res.setHeader('Vary', 'Origin');
       res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSE_HEADERS);
     }
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const c = cases.get(/^\/([a-z-]+)\/mcp\/?$/.exec(path)?.[1] ?? '');
-    if (!c) {
-      const known = path === '/' || path === '';
-      return sendJson(res, known ? 200 : 404, {
-        ...(known ? {} : { error: `No case at ${path.slice(0, 200)}` }),
-        cases: Object.fromEntries(
-          CASE_NAMES.map((n) => [n, { path: `/${n}/mcp`, does: CASE_DESCRIPTIONS[n] }]),
-        ),
+    return true;
+  };
+
+  /** The faults case for this set of faults, made on first use; undefined (and answered) when refused. */
+  const faultCase = (text: string, res: ServerResponse): CaseState | undefined => {
+    const { faults, unknown } = parseFaults(text);
+    if (unknown.length > 0) {
+      sendJson(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: `Unknown faults: ${unknown.join(', ')}`,
+          data: { faults: FAULT_DESCRIPTIONS },
+        },
       });
+      return undefined;
     }
+    const name = `faults?${faults.join(',')}` as const;
+    let c = cases.get(name);
+    if (c) return c;
+    if (cases.size >= CASE_NAMES.length + MAX_FAULT_CASES) {
+      sendJson(res, 503, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: 'Too many fault sets' },
+      });
+      return undefined;
+    }
+    c = {
+      name,
+      description:
+        faults.length > 0
+          ? `breaks ${faults.map((f: FaultName) => `${f} (${FAULT_DESCRIPTIONS[f]})`).join('; ')}`
+          : 'follows every rule the report card judges',
+      spec: faultSpec(faults, held),
+      listed: [],
+      byId: new Map(),
+      resetAt: 0,
+      counter: newCounter(),
+      open: 0,
+      waiters: new Map(),
+      created: 0,
+    };
+    resetCase(c);
+    cases.set(name, c);
+    return c;
+  };
+
+  const serve = (c: CaseState, req: IncomingMessage, res: ServerResponse): Promise<void> | void => {
     switch (req.method) {
       case 'OPTIONS':
         c.counter.OPTIONS++;
@@ -329,14 +441,31 @@ export async function startHostileReceiver(opts: { port?: number } = {}): Promis
     }
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent && !res.destroyed) res.writeHead(500).end();
-      else res.destroy();
-    });
-  });
-  const listening = await listenOnLoopback(server, opts.port ?? 0);
-  let closing: Promise<void> | undefined;
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!guard(req, res)) return;
+    const [path = '/', query = ''] = (req.url ?? '/').split('?');
+    const named = /^\/([a-z-]+)\/mcp\/?$/.exec(path)?.[1] ?? '';
+    const c =
+      named === 'faults' ? faultCase(new URLSearchParams(query).get('faults') ?? '', res) : cases.get(named);
+    if (named === 'faults' && !c) return;
+    if (!c) {
+      const known = path === '/' || path === '';
+      return sendJson(res, known ? 200 : 404, {
+        ...(known ? {} : { error: `No case at ${path.slice(0, 200)}` }),
+        cases: Object.fromEntries(
+          CASE_NAMES.map((n) => [n, { path: `/${n}/mcp`, does: CASE_DESCRIPTIONS[n] }]),
+        ),
+        faults: { path: '/faults/mcp?faults=a,b', names: FAULT_DESCRIPTIONS },
+      });
+    }
+    await serve(c, req, res);
+  };
+
+  const handleFaults = async (req: IncomingMessage, res: ServerResponse, faults: string) => {
+    if (!guard(req, res)) return;
+    const c = faultCase(faults, res);
+    if (c) await serve(c, req, res);
+  };
 
   const caseOf = (name: CaseName): CaseState => {
     const c = cases.get(name);
@@ -345,37 +474,15 @@ export async function startHostileReceiver(opts: { port?: number } = {}): Promis
   };
 
   return {
-    url: listening.url,
-    caseUrl: (name) => `${listening.url}/${caseOf(name).name}/mcp`,
-    counts: (name) => {
-      const c = caseOf(name);
-      const k = c.counter;
-      return {
-        methods: Object.fromEntries(k.methods),
-        GET: k.GET,
-        POST: k.POST,
-        DELETE: k.DELETE,
-        OPTIONS: k.OPTIONS,
-        responses: k.responses,
-        tasksGet: Object.fromEntries(
-          [...k.tasksGet].map(([id, e]) => [id, { count: e.count, at: [...e.at] }]),
-        ),
-        tasksGetUntracked: k.tasksGetUntracked,
-        notificationsSent: k.notificationsSent,
-        elicitationsSent: k.elicitationsSent,
-        open: c.open,
-      };
-    },
+    handle,
+    handleFaults,
+    caseOf,
     reset: (name) => {
       for (const c of name ? [caseOf(name)] : cases.values()) resetCase(c);
     },
-    close: () => {
-      closing ??= (async () => {
-        closed = true;
-        for (const h of [...held]) h.end();
-        await listening.close();
-      })();
-      return closing;
+    end: () => {
+      closed = true;
+      for (const h of [...held]) h.end();
     },
   };
 }

@@ -59,6 +59,8 @@ export interface HostileReceiver {
   url: string;
   /** The MCP endpoint of a case: `${url}/<case>/mcp`. */
   caseUrl(name: CaseName): string;
+  /** The faults case's endpoint breaking these rules (hostile-faults.ts); none: a well-behaved receiver. */
+  faultsUrl(faults: readonly string[]): string;
   counts(name: CaseName): CaseCounts;
   /** Clears the counts and recreates the tasks of one case, or of every case. */
   reset(name?: CaseName): void;
@@ -142,7 +144,9 @@ export const newCounter = (): Counter => ({
 });
 
 export interface CaseState {
-  name: CaseName;
+  /** A case's name, or `faults?a,b` for the faults case (hostile-faults.ts) with those faults. */
+  name: CaseName | `faults?${string}`;
+  description: string;
   spec: CaseSpec;
   /** Listed tasks in creation order, and every task by id (listed, created, or generated then changed). */
   listed: WireTask[];
@@ -179,6 +183,12 @@ export interface CaseSpec {
   stream?(c: CaseState, res: ServerResponse): void;
   /** Runs on each default GET stream once it is open. */
   onStreamOpen?(c: CaseState, held: Held): void;
+  /** The tools tools/list gives (the default: one task-required `job` that works for ever). */
+  tools?(): unknown[];
+  /** Answers tools/call itself. */
+  call?(rpc: Rpc): void;
+  /** Answers tasks/cancel itself. */
+  cancel?(rpc: Rpc): void;
 }
 
 // ---------------------------------------------------------------------------------------------------------

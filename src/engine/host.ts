@@ -38,7 +38,10 @@ import { CONNECTIONS_PER_ORIGIN, answersAt, diagnose, watchConnection } from './
 import { HistoryDb } from './history';
 import { HistoryLink } from './history-link';
 import { isRetryable, stillAway, type ConnectCommand, type Connection } from './connection';
+import { CheckRunner } from './active-check-runner';
 import type { FromEngine } from './messages';
+import { ReplayHost } from './replay-host';
+import type { ReplayOptions } from './trace/replay';
 
 const HEALTH_EVERY_MS = 1000;
 
@@ -47,6 +50,8 @@ export interface HostOptions {
   fetch?: typeof fetch;
   /** Where history is kept; by default IndexedDB when there is one. Tests pass their own or null. */
   history?: () => Promise<HistoryDb | null>;
+  /** The replay's real timers and settling, for tests. */
+  replay?: ReplayOptions;
 }
 
 /**
@@ -63,17 +68,32 @@ export class EngineHost {
   private settings: TrackerSettings | undefined;
   private readonly outbox: Outbox;
   private readonly historyLink: HistoryLink;
+  /** A trace played back with no receiver (replay-host.ts); while it runs, there is no live connection. */
+  private readonly replays: ReplayHost;
   /** The last session this engine ended per receiver: its live tasks are asked about in the next one. */
   private readonly endedSessions = new Map<string, string>();
+  /** The report card's active check, one at a time (active-check.ts). */
+  private readonly checks = new CheckRunner();
 
   constructor(
     post: (message: FromEngine) => void,
     private readonly options: HostOptions = {},
   ) {
     this.outbox = new Outbox(post, {
-      takeTaskParts: () => this.takeTaskParts(),
-      taskCount: () => this.current?.tracker.store.getState().order.length ?? 0,
+      takeTaskParts: () => (this.replays.active ? this.replays.takeTaskParts() : this.takeTaskParts()),
+      taskCount: () =>
+        this.replays.active
+          ? this.replays.taskCount()
+          : (this.current?.tracker.store.getState().order.length ?? 0),
     });
+    this.replays = new ReplayHost(
+      this.outbox,
+      async () => {
+        this.connectSeq++;
+        await this.closeCurrent(false);
+      },
+      options.replay,
+    );
     this.historyLink = new HistoryLink(
       options.history ?? (() => HistoryDb.open().catch(() => null)),
       this.outbox,
@@ -95,8 +115,15 @@ export class EngineHost {
   }
 
   private async handle(command: Command): Promise<Replies[Command['type']]> {
+    const replayed = await this.replays.handle(command);
+    if (replayed) return replayed.value;
     const conn = this.current;
     switch (command.type) {
+      case 'replay':
+      case 'replaySeek':
+      case 'replayControl':
+      case 'replaySpeed':
+        throw new Error('handled by the replay host');
       case 'connect':
         return this.connect(command);
       case 'disconnect':
@@ -156,6 +183,20 @@ export class EngineHost {
         return conn ? conn.tracker.trackSeen() : 0;
       case 'syncList':
         return conn ? this.syncList(conn) : null;
+      case 'checkReceiver':
+        return this.checks.start(conn, command.tool, (check) => conn && this.news(conn, { check }));
+      case 'stopCheck':
+        return this.checks.stop();
+      case 'resend': {
+        const session = conn?.holder.session;
+        if (!session) return notConnected();
+        try {
+          // Through the current session: its id, headers and tap, so the answer shows in the traffic as well.
+          return { ok: true, result: await session.request(command.method, command.params) };
+        } catch (error) {
+          return { ok: false, error: classifyError(error, { method: command.method }) };
+        }
+      }
       case 'answer':
         return conn ? conn.people.answer(command.key, command.outcome, command.reply) : false;
     }
@@ -520,6 +561,7 @@ export class EngineHost {
     const conn = this.current;
     if (!conn) return;
     clearTimeout(conn.retryTimer);
+    this.checks.stop();
     conn.unwatch?.();
     const session = conn.holder.session;
     // Said while the page still listens to this connection: its tasks show as ended with their session.

@@ -22,6 +22,7 @@ import type {
 import type { TaskChanges } from '../tasks/core/task-changes';
 import type { TrackerSettings } from '../tasks/core/tracker-types';
 import type { SchedulerStats } from '../tasks/core/request-scheduler';
+import type { ActiveCheckState } from '../tasks/core/report/report-types';
 
 export type { TrackerSettings };
 
@@ -64,6 +65,22 @@ export type Command =
   /** Follow the task ids that pushes named beyond the automatic limit. */
   | { type: 'trackSeen' }
   | { type: 'syncList' }
+  /** The report card's active check (it creates tasks on the receiver: only on the person's request). */
+  | { type: 'checkReceiver'; tool?: string }
+  | { type: 'stopCheck' }
+  /** Sends a recorded request again (its params as recorded, or as the person edited them) with a fresh id. */
+  | { type: 'resend'; method: string; params?: Record<string, unknown> }
+  /**
+   * Plays a trace back with no receiver (the live connection, if any, is closed first). The trace (a file's
+   * text, or parsed JSON) is untrusted input and is validated in the engine, off the page's thread; `at`
+   * starts the replay there, `speed` instant runs it to the end.
+   */
+  | { type: 'replay'; connectionId: number; trace: string | object; speed: ReplaySpeed; at?: number }
+  /** Starts the current trace again at `at`, under a new connection id, so every store starts clean. */
+  /** `paused`: stays paused there (scrubbing a paused replay). */
+  | { type: 'replaySeek'; connectionId: number; at: number; speed: ReplaySpeed; paused?: boolean }
+  | { type: 'replayControl'; action: 'play' | 'pause' }
+  | { type: 'replaySpeed'; speed: ReplaySpeed }
   | {
       type: 'answer';
       key: string;
@@ -102,7 +119,16 @@ export interface Replies {
   stopResult: boolean;
   trackSeen: number;
   syncList: ClassifiedError | null;
+  /** The check's end state; refused when not connected or one already runs. */
+  checkReceiver: { ok: true; state: ActiveCheckState } | { ok: false; reason: string };
+  stopCheck: boolean;
+  /** The receiver's result, or why there is none. */
+  resend: { ok: true; result: unknown } | Failure;
   answer: boolean;
+  replay: { ok: true; info: ReplayInfo; warnings: string[] } | { ok: false; errors: string[] };
+  replaySeek: boolean;
+  replayControl: null;
+  replaySpeed: null;
 }
 
 export type ReplyTo<C extends Command> = Replies[C['type']];
@@ -180,6 +206,8 @@ export interface ConnectionNews {
   degraded?: { failures: number; since: number; error: ClassifiedError } | null;
   /** The GET stream keeps closing right after it opens. */
   streamNote?: string;
+  /** The active check's progress (the latest state only). */
+  check?: ActiveCheckState;
 }
 
 export interface ListStatus {
@@ -212,6 +240,35 @@ export interface Batch {
   polling?: PollingHealth;
   /** Receiver requests refused because too many already wait for a person, said once per change. */
   refused?: string;
+  /** Where the replay stands (only while a trace is replayed). */
+  replay?: ReplayNews;
+}
+
+/** What the page says about a trace being replayed. */
+export interface ReplayInfo {
+  receiverUrl: string;
+  /** The receiver's own name (its title, else its name), when the trace has it. */
+  receiverName?: string;
+  /** ISO time of export. */
+  exportedAt: string;
+  startedAt: number;
+  endedAt: number;
+  tasks: number;
+}
+
+/** A replay's speed: 1×, 4×, or instantly to the end. */
+export type ReplaySpeed = 1 | 4 | 'instant';
+
+/** Where a replay stands, for the page's bar and clock: virtual time `at` was true at real time `realAt`. */
+export interface ReplayNews {
+  at: number;
+  realAt: number;
+  speed: ReplaySpeed;
+  playing: boolean;
+  /** Time has reached the end of the recording. */
+  ended: boolean;
+  startedAt: number;
+  endedAt: number;
 }
 
 export type FromEngine =

@@ -1,5 +1,13 @@
 import { forTrafficLog, type TrafficEvent } from '../mcp';
-import type { Batch, ConnectionNews, FromEngine, InboxEvent, ListStatus, PollingHealth } from './messages';
+import type {
+  Batch,
+  ConnectionNews,
+  FromEngine,
+  InboxEvent,
+  ListStatus,
+  PollingHealth,
+  ReplayNews,
+} from './messages';
 
 /** Traffic waiting for the page beyond this is dropped, oldest first, and counted. */
 const MAX_PENDING_TRAFFIC = 2000;
@@ -31,6 +39,8 @@ export class Outbox {
   listStatus: ListStatus | undefined;
   polling: PollingHealth | undefined;
   refused: string | undefined;
+  /** Where a replay stands; set while a trace is replayed. */
+  replay: ReplayNews | undefined;
   private traffic: TrafficEvent[] = [];
   private trafficDropped = 0;
   private inbox: InboxEvent[] = [];
@@ -71,6 +81,14 @@ export class Outbox {
     this.listStatus = undefined;
     this.polling = undefined;
     this.refused = undefined;
+    this.replay = undefined;
+  }
+
+  /** Drops traffic and inbox events not yet sent: a replay seeking back must not show them twice. */
+  dropPending(): void {
+    this.traffic = [];
+    this.trafficDropped = 0;
+    this.inbox = [];
   }
 
   /** A command's answer, after the batch that carries what the command changed. */
@@ -148,7 +166,8 @@ export class Outbox {
       !hasNews &&
       !this.listStatus &&
       !this.polling &&
-      !this.refused;
+      !this.refused &&
+      !this.replay;
     if (empty) return null;
     const batch: Batch = {
       type: 'batch',
@@ -160,6 +179,7 @@ export class Outbox {
       listStatus: this.listStatus,
       polling: this.polling,
       refused: this.refused,
+      replay: this.replay,
     };
     this.traffic = [];
     this.trafficDropped = 0;

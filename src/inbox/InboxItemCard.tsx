@@ -1,5 +1,6 @@
 import { MessageSquareMore } from 'lucide-react';
 import { useSelection } from '../state/selection';
+import { useReplay } from '../state/replay';
 import { formatClock } from '../tasks/core/ttl';
 import { Badge } from '../ui/Badge';
 import { focusRing } from '../ui/Button';
@@ -62,6 +63,7 @@ function SentView({ sent }: { sent: SentAnswer }) {
 
 export function InboxItemCard({ item, showTask = true }: { item: InboxItem; showTask?: boolean }) {
   const select = useSelection((s) => s.select);
+  const replaying = useReplay((s) => s.connectionId !== undefined);
   return (
     <article
       className="min-w-0 space-y-2 rounded-md border border-amber-300 bg-amber-50/40 p-3 dark:border-amber-800 dark:bg-amber-950/20"
@@ -91,7 +93,11 @@ export function InboxItemCard({ item, showTask = true }: { item: InboxItem; show
           <Badge tone={item.state === 'answered' ? 'green' : 'neutral'}>{item.outcome ?? item.state}</Badge>
         )}
       </header>
-      {item.state === 'pending' ? (
+      {item.state === 'pending' && replaying ? (
+        <p className="text-xs text-slate-500" data-testid="inbox-replay-note">
+          Asked during the recording. A replay answers nothing: the recorded answer follows by itself.
+        </p>
+      ) : item.state === 'pending' ? (
         <ErrorBoundary label="This request" raw={() => item.params}>
           {item.method === 'elicitation/create' ? (
             <ElicitationCard item={item} />

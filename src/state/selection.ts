@@ -5,7 +5,8 @@ export type Selection =
   | { kind: 'inbox' }
   | { kind: 'overview' }
   | { kind: 'tool'; name: string }
-  | { kind: 'task'; taskId: string };
+  /** `at`: open the task at that moment (wall-clock ms), its observations scrolled there (the report card). */
+  | { kind: 'task'; taskId: string; at?: number };
 
 interface SelectionState {
   selection: Selection;

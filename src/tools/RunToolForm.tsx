@@ -14,6 +14,7 @@ import { buildValues, fieldsFromSchema, initialValues, type FormValues } from '.
 import { SchemaFields, inputClass } from '../ui/SchemaFields';
 import { TaskSupportBadge } from './TaskSupportBadge';
 import { useConnection } from '../state/connection';
+import { useReplay } from '../state/replay';
 import { draftKey, saveRunDraft, useRunDrafts } from '../tasks/store';
 import { valuesFromArgs } from '../tasks/views/call-args';
 
@@ -50,7 +51,10 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
   const asking = useInbox(
     useShallow((s) => s.items.filter((i) => i.state === 'pending' && !i.relatedTaskId)),
   );
-  const refusal = whyNotTask(tool, support);
+  const replaying = useReplay((s) => s.connectionId !== undefined);
+  const refusal = replaying
+    ? 'This is a replay of a recording: no receiver is contacted, so nothing can be run.'
+    : whyNotTask(tool, support);
   // A ttl kept in a draft from another generation or capability must not ride along unseen.
   const ttlShown = refusal === null && support.era !== '2026-07-28';
 

@@ -18,6 +18,8 @@ export interface ObservationEntry {
   status: TaskStatus | null;
   statusMessage?: string;
   lastUpdatedAt?: string;
+  /** As this answer gave it: the report card checks that it never moves. */
+  createdAt?: string;
   ttl?: number | null;
   pollInterval?: number;
   warnings: Warning[];

@@ -540,6 +540,7 @@ export class TaskTracker {
         status: value?.status ?? null,
         statusMessage: value?.statusMessage,
         lastUpdatedAt: value?.lastUpdatedAt,
+        createdAt: value?.createdAt,
         ttl: value?.ttl,
         pollInterval: value?.pollInterval,
         warnings,

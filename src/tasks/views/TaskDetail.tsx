@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Ban, Eye, RefreshCw, RotateCcw } from 'lucide-react';
+import { ArrowLeftRight, Ban, Eye, RefreshCw, RotateCcw } from 'lucide-react';
 import { Button } from '../../ui/Button';
 import { CopyButton } from '../../ui/CopyButton';
 import { EmptyState, ErrorNote } from '../../ui/Panel';
@@ -19,9 +19,12 @@ import { ProgressBar } from './ProgressBar';
 import { TaskTime } from './TaskTime';
 import { compactJson } from './call-args';
 import { useConnection } from '../../state/connection';
+import { useReplay } from '../../state/replay';
 import { useShallow } from 'zustand/react/shallow';
 import { pendingFor, useInbox } from '../../inbox/store';
 import { InboxItemCard } from '../../inbox/InboxItemCard';
+import { useSelection } from '../../state/selection';
+import { showTaskTraffic } from '../../traffic/store';
 
 function Stat({
   label,
@@ -214,9 +217,15 @@ export function TaskDetail({ taskId }: { taskId: string }) {
   const snapshot = useTaskSnapshot(taskId);
   const result = useTaskResult(taskId);
   const connected = useConnection((s) => s.status === 'connected');
-  const canCancelHere = useConnection((s) => !!s.support?.cancel);
+  // A replay contacts no receiver: its cancels are the recorded ones, played back on their own.
+  const replaying = useReplay((s) => s.connectionId !== undefined);
+  const canCancelHere = useConnection((s) => !!s.support?.cancel) && !replaying;
   const waiting = useInbox(useShallow((s) => pendingFor(s.items, taskId)));
   const clockOffset = useTasks((s) => s.clockOffsetMs);
+  // Opened at a moment (from the report card): the observations scroll there.
+  const focusAt = useSelection((s) =>
+    s.selection.kind === 'task' && s.selection.taskId === taskId ? s.selection.at : undefined,
+  );
   const [cancelError, setCancelError] = useState<ClassifiedError | null>(null);
   if (!task) {
     return (
@@ -236,6 +245,16 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           {taskId}
         </h1>
         <CopyButton text={taskId} title="Copy the task id" testId="copy-task-id" />
+        {/* Named in lower case: the drawer's own toggle is the one button called "Traffic". */}
+        <Button
+          variant="ghost"
+          className="text-xs"
+          onClick={() => showTaskTraffic(taskId)}
+          title="Open the traffic drawer on this task's messages"
+          data-testid="task-traffic"
+        >
+          <ArrowLeftRight size={14} /> Task traffic
+        </Button>
         {task.tool && <span className="font-mono text-xs text-slate-500">{task.tool}</span>}
         <span className="text-xs text-slate-500">({lifecycleText[task.lifecycle]})</span>
         <div className="ml-auto">
@@ -378,7 +397,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
       <section>
         <h2 className="mb-2 text-xs font-semibold tracking-wide text-slate-500 uppercase">Observations</h2>
         <ErrorBoundary label="The observations" raw={() => task.entries.slice(-50)}>
-          <ObservationTable task={task} />
+          <ObservationTable task={task} focusAt={focusAt} />
         </ErrorBoundary>
       </section>
     </div>

@@ -4,6 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { useSelection } from '../../state/selection';
 import { usePreferences } from '../../state/preferences';
 import { useConnection } from '../../state/connection';
+import { useReplay } from '../../state/replay';
 import { EmptyState } from '../../ui/Panel';
 import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
@@ -13,6 +14,10 @@ import { countByFilter, visibleTaskIds, type ListFilter } from '../core/list-fil
 import { formatMs } from '../core/ttl';
 import { AUTO_TRACK_PER_MINUTE } from '../core/limits';
 import { TaskRow } from './TaskRow';
+import { focusRing } from '../../ui/Button';
+
+/** The recorded demo flow shipped in public/ (npm run trace:demo writes it). */
+const DEMO_TRACE_PATH = '/demo-trace.json';
 
 /** The look of the small inputs in the list's toolbar. */
 const compactField =
@@ -43,6 +48,7 @@ function PollingSaturation() {
 
 export function TaskList() {
   const canList = useConnection((s) => !!s.support?.list);
+  const replaying = useReplay((s) => s.connectionId !== undefined);
   const selectOverview = useSelection((s) => s.select);
   const overviewOpen = useSelection((s) => s.selection.kind === 'overview');
   const { pollingPaused, setPollingPaused, minPollIntervalMs, setMinPollIntervalMs } = usePreferences(
@@ -176,6 +182,19 @@ export function TaskList() {
       {ids.length === 0 ? (
         <EmptyState icon={<ListTodo size={20} />} title={total === 0 ? 'No tasks yet' : 'No task matches'}>
           {total === 0 ? 'Run a tool as a task, or follow a task id.' : 'Change the filter or the search.'}
+          {total === 0 && !replaying && (
+            <>
+              {' '}
+              {/* A page load with ?trace= replays the recorded demo flow, with no receiver at all. */}
+              <a
+                href={`/?trace=${encodeURIComponent(DEMO_TRACE_PATH)}`}
+                className={`rounded text-sky-600 underline dark:text-sky-400 ${focusRing}`}
+                data-testid="demo-trace-link"
+              >
+                Watch a recorded demo
+              </a>
+            </>
+          )}
         </EmptyState>
       ) : (
         <VirtualRows

@@ -44,6 +44,10 @@ export interface RuleDef {
   spec: Partial<Record<Era, string>>;
   /** passive: judged from what the tracker observes; active: only the check's probes can show it. */
   judgedBy: 'passive' | 'active' | 'both';
+  /** The spec's sentence the strength comes from, per generation (shown beside the link). */
+  quote?: Partial<Record<Era, string>>;
+  /** Where a generation words the rule with another keyword than `strength` (see strengthFor in rules.ts). */
+  eraStrength?: Partial<Record<Era, Strength>>;
 }
 
 /** The first observation that broke the rule: where to open the task, or the traffic message. */

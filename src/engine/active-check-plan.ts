@@ -1,0 +1,60 @@
+import type { ToolInfo } from '../mcp';
+
+/** What the report card's active check will do, and with which tools: shared by the engine and the page. */
+
+/** tasks/list pages followed at most by the check, and tasks read at most. */
+export const CHECK_MAX_PAGES = 20;
+export const CHECK_MAX_LISTED = 2_000;
+
+export type CheckStepId =
+  | 'unknown-id'
+  | 'result-before-terminal'
+  | 'cancel-live'
+  | 'cancel-terminal'
+  | 'short-ttl'
+  | 'list-paging'
+  | 'capability-absent';
+
+export const CHECK_STEPS: ReadonlyArray<{ id: CheckStepId; title: string }> = [
+  { id: 'unknown-id', title: 'tasks/get on an unknown task id' },
+  { id: 'result-before-terminal', title: 'tasks/result before the task ends' },
+  { id: 'cancel-live', title: 'tasks/cancel on a running task' },
+  { id: 'cancel-terminal', title: 'tasks/cancel on an ended task' },
+  { id: 'short-ttl', title: 'A task with a short requested ttl' },
+  { id: 'list-paging', title: 'tasks/list paging' },
+  { id: 'capability-absent', title: 'Methods the receiver does not declare' },
+];
+
+/** A tool the check may use, with the arguments it would send (defaults only). */
+export interface CheckableTool {
+  tool: ToolInfo;
+  args: Record<string, unknown>;
+}
+
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The tools the check can run as tasks: ones that allow a task (optional, required, or the receiver's
+ * choice in 2026-07-28) and whose every required argument has a default. The check sends only those defaults.
+ */
+export function checkableTools(tools: readonly ToolInfo[]): CheckableTool[] {
+  const out: CheckableTool[] = [];
+  for (const tool of tools) {
+    if (tool.taskSupport === 'forbidden') continue;
+    const schema = tool.inputSchema;
+    const properties = isRecord(schema.properties) ? schema.properties : {};
+    const required = Array.isArray(schema.required)
+      ? schema.required.filter((r): r is string => typeof r === 'string')
+      : [];
+    const args: Record<string, unknown> = {};
+    let fillable = true;
+    for (const name of required) {
+      const property = properties[name];
+      if (isRecord(property) && 'default' in property) args[name] = property.default;
+      else fillable = false;
+    }
+    if (fillable) out.push({ tool, args });
+  }
+  return out;
+}

@@ -1,0 +1,161 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ToolInfo } from '../mcp';
+import { ActiveCheck, checkableTools, type CheckTarget } from './active-check';
+
+const tool = (name: string, taskSupport: ToolInfo['taskSupport'], inputSchema: Record<string, unknown>) => ({
+  name,
+  taskSupport,
+  inputSchema,
+});
+
+describe('the tools the active check may run', () => {
+  it('takes task-capable tools whose required arguments all have defaults, and sends only those', () => {
+    const tools: ToolInfo[] = [
+      tool('plain', 'forbidden', { type: 'object' }),
+      tool('needs_text', 'required', {
+        type: 'object',
+        properties: { text: { type: 'string' } },
+        required: ['text'],
+      }),
+      tool('defaults', 'optional', {
+        type: 'object',
+        properties: { n: { type: 'number', default: 3 }, extra: { type: 'string' } },
+        required: ['n'],
+      }),
+      tool('bare', 'receiver', { type: 'object' }),
+      tool('odd_required', 'required', { type: 'object', required: 'n' }),
+    ];
+    expect(checkableTools(tools)).toEqual([
+      { tool: tools[2], args: { n: 3 } },
+      { tool: tools[3], args: {} },
+      { tool: tools[4], args: {} },
+    ]);
+  });
+});
+
+/** A JSON-RPC error as the session throws it (the SDK's McpError carries `code`). */
+const rpcError = (code: number, message: string) => Object.assign(new Error(message), { code });
+
+interface WireTask {
+  taskId: string;
+  status: string;
+  ttl: number | null;
+  createdAt: string;
+  lastUpdatedAt: string;
+  pollInterval: number;
+}
+
+/**
+ * A 2025-11-25 receiver scripted for the check's logic under fake time: raw wire answers, the check's own
+ * normalising. `forcedTtl` is server-everything's habit (every ttl 300 s); `acceptsTerminalCancel` a fault.
+ */
+function scripted(
+  options: { forcedTtl?: number; acceptsTerminalCancel?: boolean; onRequest?: (method: string) => void } = {},
+) {
+  const tasks = new Map<string, WireTask>();
+  const calls: string[] = [];
+  let next = 0;
+  const target: CheckTarget = {
+    era: '2025-11-25',
+    support: { list: true, cancel: true, toolCall: true },
+    listTools: () => Promise.resolve([tool('work', 'required', { type: 'object' })]),
+    request: (method, params, { signal }) => {
+      calls.push(method);
+      options.onRequest?.(method);
+      const taskId = typeof params.taskId === 'string' ? params.taskId : '';
+      const task = tasks.get(taskId);
+      const now = new Date().toISOString();
+      switch (method) {
+        case 'tools/call': {
+          const asked = (params.task as { ttl?: number }).ttl;
+          const created: WireTask = {
+            taskId: `t${++next}`,
+            status: 'working',
+            ttl: options.forcedTtl ?? asked ?? 60_000,
+            createdAt: now,
+            lastUpdatedAt: now,
+            pollInterval: 1000,
+          };
+          tasks.set(created.taskId, created);
+          return Promise.resolve({ task: created });
+        }
+        case 'tasks/get':
+          return task ? Promise.resolve(task) : Promise.reject(rpcError(-32602, 'no such task'));
+        case 'tasks/result':
+          // Blocks while the task runs, as 2025-11-25 asks.
+          return new Promise((_, reject) => {
+            const abort = () => reject(new DOMException('aborted', 'AbortError'));
+            if (signal.aborted) abort();
+            else signal.addEventListener('abort', abort);
+          });
+        case 'tasks/cancel':
+          if (!task) return Promise.reject(rpcError(-32602, 'no such task'));
+          if (task.status !== 'working' && !options.acceptsTerminalCancel)
+            return Promise.reject(rpcError(-32602, 'already ended'));
+          task.status = 'cancelled';
+          return Promise.resolve(task);
+        case 'tasks/list':
+          return params.cursor
+            ? Promise.reject(rpcError(-32602, 'bad cursor'))
+            : Promise.resolve({ tasks: [...tasks.values()] });
+        default:
+          return Promise.reject(rpcError(-32601, 'Method not found'));
+      }
+    },
+  };
+  return { target, calls };
+}
+
+async function runUnderFakeTime(check: ActiveCheck) {
+  const done = check.run();
+  await vi.runAllTimersAsync();
+  return done;
+}
+
+describe('the active check, step by step', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('does not wait for an expiry past 10 s (server-everything’s 300 s), and says so', async () => {
+    const { target } = scripted({ forcedTtl: 300_000 });
+    const started = Date.now();
+    const state = await runUnderFakeTime(new ActiveCheck(target));
+    const step = state.steps.find((s) => s.id === 'short-ttl');
+    expect(step).toMatchObject({
+      state: 'done',
+      note: expect.stringMatching(/ttl 300 s: expiry not waited for/),
+    });
+    expect(state.findings.find((f) => f.id === 'requested-ttl-honoured')?.reason).toMatch(
+      /adjusted to 300000 ms and said in the answer/,
+    );
+    // Nothing waited anywhere near the ttl: the whole check took seconds of (fake) time.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(state.findings.filter((f) => f.verdict === 'fail')).toEqual([]);
+  });
+
+  it('fails a receiver that accepts tasks/cancel on an ended task, and only that rule', async () => {
+    const { target } = scripted({ acceptsTerminalCancel: true });
+    const state = await runUnderFakeTime(new ActiveCheck(target));
+    const fails = state.findings.filter((f) => f.verdict === 'fail');
+    expect(fails.map((f) => f.id)).toEqual(['terminal-cancel-refused']);
+    expect(fails[0]?.firstOffence).toMatchObject({ taskId: 't1', detail: expect.stringMatching(/accepted/) });
+  });
+
+  it('stops when asked, mid-step, and cancels the running task it started', async () => {
+    // Stopped while tasks/result is held open on the task it started.
+    const { target, calls } = scripted({ onRequest: (method) => method === 'tasks/result' && check.stop() });
+    const check: ActiveCheck = new ActiveCheck(target);
+    const state = await runUnderFakeTime(check);
+    expect(state.stopped).toBe(true);
+    expect(state.steps.map((s) => s.state)).toEqual([
+      'done',
+      'stopped',
+      'stopped',
+      'stopped',
+      'stopped',
+      'stopped',
+      'stopped',
+    ]);
+    expect(calls.slice(-2)).toEqual(['tasks/result', 'tasks/cancel']);
+  });
+});

@@ -1,0 +1,455 @@
+import { useState, type ReactNode } from 'react';
+import {
+  CircleCheck,
+  CircleDashed,
+  CircleX,
+  ClipboardCheck,
+  Download,
+  ExternalLink,
+  Info,
+  Loader,
+  Play,
+  Square,
+  TriangleAlert,
+} from 'lucide-react';
+import type { Era } from '../mcp';
+import { checkableTools, CHECK_STEPS } from '../engine/active-check-plan';
+import { RULE_BY_ID, strengthFor } from '../tasks/core/report/rules';
+import type {
+  ActiveCheckState,
+  ActiveCheckStep,
+  Offence,
+  ReportCard as Card,
+  RuleResult,
+  Strength,
+  Verdict,
+} from '../tasks/core/report/report-types';
+import { Button, focusRing } from '../ui/Button';
+import { CopyButton } from '../ui/CopyButton';
+import { Dialog } from '../ui/Dialog';
+import { ErrorBoundary } from '../ui/ErrorBoundary';
+import { ErrorNote } from '../ui/Panel';
+import { useConnection } from '../state/connection';
+import { useSelection } from '../state/selection';
+import { formatClock } from '../tasks/core/ttl';
+import { byVerdict, reportMarkdown, VERDICT_ORDER } from './report-markdown';
+import { reportFileName, reportJson } from './report-json';
+import { useReceiverTools, useReportCard } from './hooks';
+import { closeReport, openReport, useReport } from './store';
+import { startCheck, stopCheck } from './actions';
+
+const VERDICT_LOOK: Record<Verdict, { icon: ReactNode; text: string; label: string }> = {
+  fail: {
+    icon: <CircleX size={14} aria-hidden />,
+    text: 'text-red-700 dark:text-red-400',
+    label: 'fail',
+  },
+  warn: {
+    icon: <TriangleAlert size={14} aria-hidden />,
+    text: 'text-amber-700 dark:text-amber-400',
+    label: 'warn',
+  },
+  info: { icon: <Info size={14} aria-hidden />, text: 'text-sky-700 dark:text-sky-400', label: 'info' },
+  pass: {
+    icon: <CircleCheck size={14} aria-hidden />,
+    text: 'text-emerald-700 dark:text-emerald-400',
+    label: 'pass',
+  },
+  unobserved: {
+    icon: <CircleDashed size={14} aria-hidden />,
+    text: 'text-slate-500 dark:text-slate-400',
+    label: 'unobserved',
+  },
+};
+
+const STRENGTH_LOOK: Record<Strength, string> = {
+  MUST: 'ring-red-300 text-red-700 dark:ring-red-800 dark:text-red-300',
+  SHOULD: 'ring-amber-300 text-amber-800 dark:ring-amber-800 dark:text-amber-300',
+  MAY: 'ring-slate-300 text-slate-600 dark:ring-slate-700 dark:text-slate-300',
+};
+
+function VerdictMark({ verdict }: { verdict: Verdict }) {
+  const look = VERDICT_LOOK[verdict];
+  return (
+    <span className={`inline-flex items-center gap-1 font-medium ${look.text}`} data-verdict={verdict}>
+      {look.icon}
+      {look.label}
+    </span>
+  );
+}
+
+/** A spec link, live only for http(s), opened without handing the new page a way back into this one. */
+function SpecLink({ href, era }: { href: string | undefined; era: Era }) {
+  let safe: string | undefined;
+  try {
+    const url = href ? new URL(href) : undefined;
+    safe = url && (url.protocol === 'https:' || url.protocol === 'http:') ? url.href : undefined;
+  } catch {
+    safe = undefined;
+  }
+  if (!safe) return <span className="text-slate-400">—</span>;
+  return (
+    <a
+      href={safe}
+      target="_blank"
+      rel="noopener noreferrer"
+      className={`inline-flex items-center gap-0.5 rounded text-sky-700 underline dark:text-sky-400 ${focusRing}`}
+      title={`The rule in the ${era} specification`}
+    >
+      spec <ExternalLink size={11} aria-hidden />
+    </a>
+  );
+}
+
+/** Opens the task at the offending observation; evidence from the wire alone is said as text. */
+function OffenceLink({ offence }: { offence: Offence | undefined }) {
+  if (!offence) return <span className="text-slate-400">—</span>;
+  const when = offence.at !== undefined ? formatClock(offence.at, { millis: true }) : undefined;
+  const taskId = offence.taskId;
+  return (
+    <span className="block max-w-80 [overflow-wrap:anywhere]">
+      {taskId !== undefined ? (
+        <button
+          type="button"
+          className={`rounded text-left text-sky-700 underline dark:text-sky-400 ${focusRing}`}
+          title={`Open task ${taskId}${when ? ` at ${when}` : ''}`}
+          data-testid="offence-link"
+          onClick={() => {
+            closeReport();
+            useSelection.getState().select({ kind: 'task', taskId, at: offence.at });
+          }}
+        >
+          {taskId.length > 16 ? `${taskId.slice(0, 12)}…` : taskId}
+          {when && ` at ${when}`}
+        </button>
+      ) : (
+        <span className="text-slate-600 dark:text-slate-300">
+          {offence.trafficSeq !== undefined ? `message #${offence.trafficSeq}` : ''}
+          {when && ` at ${when}`}
+        </span>
+      )}
+      <span className="block text-slate-500">{offence.detail}</span>
+    </span>
+  );
+}
+
+function Summary({ card }: { card: Card }) {
+  return (
+    <ul className="flex flex-wrap gap-2" aria-label="Verdicts" data-testid="report-counts">
+      {VERDICT_ORDER.map((verdict) => (
+        <li
+          key={verdict}
+          className="rounded border border-slate-200 px-2 py-1 text-sm dark:border-slate-700"
+          data-testid={`report-count-${verdict}`}
+        >
+          <VerdictMark verdict={verdict} />{' '}
+          <span className="font-semibold tabular-nums">{card.counts[verdict] ?? 0}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function RuleRow({ rule, era }: { rule: RuleResult; era: Era }) {
+  const def = RULE_BY_ID.get(rule.id);
+  const strength = def ? strengthFor(def, era) : undefined;
+  return (
+    <tr
+      className="border-t border-slate-100 align-top dark:border-slate-800"
+      data-testid="report-rule"
+      data-rule={rule.id}
+      data-verdict={rule.verdict}
+    >
+      <td className="py-1.5 pr-3">
+        <VerdictMark verdict={rule.verdict} />
+      </td>
+      <td className="py-1.5 pr-3">
+        <span className="font-medium">{def?.title ?? rule.id}</span>
+        {rule.source === 'active' && (
+          <span className="ml-1 text-[10px] text-violet-700 uppercase dark:text-violet-400">active</span>
+        )}
+      </td>
+      <td className="py-1.5 pr-3">
+        {strength && (
+          <span
+            className={`rounded px-1 py-0.5 font-mono text-[10px] ring-1 ring-inset ${STRENGTH_LOOK[strength]}`}
+          >
+            {strength}
+          </span>
+        )}
+      </td>
+      <td className="py-1.5 pr-3 text-right tabular-nums" title="Observations the verdict rests on">
+        {rule.observations}
+      </td>
+      <td className="py-1.5 pr-3 [overflow-wrap:anywhere]">{rule.reason}</td>
+      <td className="py-1.5 pr-3">
+        <OffenceLink offence={rule.firstOffence} />
+      </td>
+      <td className="py-1.5">
+        <SpecLink href={def?.spec[era]} era={era} />
+      </td>
+    </tr>
+  );
+}
+
+const STEP_LOOK: Record<ActiveCheckStep['state'], { icon: ReactNode; text: string }> = {
+  pending: { icon: <CircleDashed size={13} aria-hidden />, text: 'text-slate-500' },
+  running: {
+    icon: <Loader size={13} className="animate-spin" aria-hidden />,
+    text: 'text-sky-700 dark:text-sky-400',
+  },
+  done: { icon: <CircleCheck size={13} aria-hidden />, text: 'text-emerald-700 dark:text-emerald-400' },
+  skipped: { icon: <CircleDashed size={13} aria-hidden />, text: 'text-slate-500' },
+  stopped: { icon: <Square size={13} aria-hidden />, text: 'text-amber-700 dark:text-amber-400' },
+  error: { icon: <CircleX size={13} aria-hidden />, text: 'text-red-700 dark:text-red-400' },
+};
+
+function CheckProgress({ check }: { check: ActiveCheckState }) {
+  const total = check.steps.length;
+  const settled = check.steps.filter((s) => s.state !== 'pending' && s.state !== 'running').length;
+  const percent = total === 0 ? 0 : Math.round((settled / total) * 100);
+  return (
+    <section
+      aria-label="Active check"
+      className="space-y-2 rounded border border-slate-200 p-3 dark:border-slate-700"
+      data-testid="check-panel"
+    >
+      <div className="flex flex-wrap items-center gap-3">
+        <h3 className="text-xs font-semibold tracking-wide text-slate-500 uppercase">Active check</h3>
+        <span className="text-sm" data-testid="check-status">
+          {check.running
+            ? `Running: ${settled} of ${total} steps`
+            : check.stopped
+              ? `Stopped after ${settled} of ${total} steps`
+              : `Finished${check.endedAt ? ` ${formatClock(check.endedAt)}` : ''}`}
+        </span>
+        {check.running && (
+          <Button variant="danger" onClick={stopCheck} data-testid="stop-check">
+            <Square size={13} /> Stop
+          </Button>
+        )}
+      </div>
+      <div
+        role="progressbar"
+        aria-label="Active check progress"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={percent}
+        className="h-1.5 overflow-hidden rounded bg-slate-200 dark:bg-slate-800"
+        data-testid="check-progress"
+      >
+        <div
+          className={`h-full transition-[width] ${check.stopped ? 'bg-amber-500' : 'bg-sky-500'}`}
+          style={{ width: `${percent}%` }}
+        />
+      </div>
+      <ol className="space-y-0.5 text-sm">
+        {check.steps.map((step) => (
+          <li key={step.id} className="flex gap-2" data-testid="check-step" data-state={step.state}>
+            <span className={`mt-0.5 ${STEP_LOOK[step.state].text}`}>{STEP_LOOK[step.state].icon}</span>
+            <span>
+              {step.title} <span className="text-xs text-slate-500">({step.state})</span>
+              {step.note && (
+                <span className="block text-xs text-slate-500 [overflow-wrap:anywhere]">{step.note}</span>
+              )}
+            </span>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** Asks before the check runs: it creates tasks on someone's server. */
+function CheckConfirm({ url, onClose }: { url: string; onClose: () => void }) {
+  const tools = checkableTools(useReceiverTools());
+  const [tool, setTool] = useState(tools[0]?.tool.name ?? '');
+  const picked = tools.find((t) => t.tool.name === tool) ?? tools[0];
+  return (
+    <Dialog
+      title="Check this receiver?"
+      onClose={onClose}
+      testId="check-confirm"
+      className="w-[min(36rem,95vw)]"
+    >
+      <div className="space-y-3 text-sm">
+        <p>
+          The check sends requests to <span className="font-mono [overflow-wrap:anywhere]">{url}</span> and{' '}
+          <strong>creates tasks on that server</strong>: up to two runs of the tool below, with its default
+          arguments only, which it cancels again. It also asks about made-up task ids and cursors, calls
+          tasks/result early, and tries methods the receiver does not declare. Each step waits 10 s at most;
+          Stop cancels what it started.
+        </p>
+        <p className="text-xs text-slate-500">Steps: {CHECK_STEPS.map((s) => s.title).join(' · ')}.</p>
+        {tools.length > 0 ? (
+          <label className="flex flex-wrap items-center gap-2">
+            <span>Tool to run as a task:</span>
+            <select
+              value={picked?.tool.name}
+              onChange={(event) => setTool(event.target.value)}
+              className={`rounded border border-slate-300 bg-white px-2 py-1 font-mono text-sm dark:border-slate-700 dark:bg-slate-900 ${focusRing}`}
+              data-testid="check-tool"
+            >
+              {tools.map(({ tool: t }) => (
+                <option key={t.name} value={t.name}>
+                  {t.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : (
+          <p className="text-amber-700 dark:text-amber-400">
+            No tool here runs as a task with default arguments only: the check starts no task, and the steps
+            that need one are skipped.
+          </p>
+        )}
+        <div className="flex justify-end gap-2">
+          <Button variant="ghost" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button
+            variant="primary"
+            data-testid="confirm-check"
+            onClick={() => {
+              onClose();
+              void startCheck(picked?.tool.name);
+            }}
+          >
+            <Play size={13} /> Run the check
+          </Button>
+        </div>
+      </div>
+    </Dialog>
+  );
+}
+
+function download(text: string, name: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function CardBody() {
+  const card = useReportCard();
+  const connected = useConnection((s) => s.status === 'connected');
+  const checkError = useReport((s) => s.checkError);
+  const [confirming, setConfirming] = useState(false);
+  const era: Era = card.receiver.era ?? '2025-11-25';
+  const running = card.active?.running ?? false;
+  return (
+    <div className="space-y-4" data-testid="report-body">
+      <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1 text-sm">
+        <span className="font-mono [overflow-wrap:anywhere]" data-testid="report-receiver">
+          {card.receiver.url || '(no receiver)'}
+        </span>
+        {card.receiver.name && (
+          <span className="text-slate-500">
+            {card.receiver.name} {card.receiver.version}
+          </span>
+        )}
+        <span className="text-slate-500">protocol {era}</span>
+        <span className="text-slate-500">judged {formatClock(card.generatedAt)}</span>
+      </div>
+      <Summary card={card} />
+      <p className="text-xs text-slate-500">
+        Passive verdicts come from what Taskscope has observed of this receiver so far; the active check
+        probes what watching cannot show. A MUST broken fails, a SHOULD broken warns, a MAY not used is
+        information.
+      </p>
+      <div className="flex flex-wrap items-center gap-2">
+        <Button
+          variant="primary"
+          disabled={!connected || running}
+          title={
+            connected ? 'Probe the receiver (asks first: it creates tasks)' : 'Connect to a receiver first'
+          }
+          onClick={() => setConfirming(true)}
+          data-testid="check-receiver"
+        >
+          <ClipboardCheck size={14} /> Check this receiver
+        </Button>
+        <CopyButton
+          text={() => reportMarkdown(card)}
+          title="Copy the card as Markdown (for an issue tracker)"
+          label="Copy Markdown"
+          variant="outline"
+          testId="copy-report-markdown"
+        />
+        <Button
+          onClick={() => download(reportMarkdown(card), reportFileName(card, 'md'), 'text/markdown')}
+          data-testid="download-report-markdown"
+        >
+          <Download size={14} /> Markdown
+        </Button>
+        <Button
+          onClick={() => download(reportJson(card), reportFileName(card, 'json'), 'application/json')}
+          data-testid="download-report-json"
+        >
+          <Download size={14} /> JSON
+        </Button>
+      </div>
+      {checkError && <ErrorNote title="The check did not start">{checkError}</ErrorNote>}
+      {card.active && <CheckProgress check={card.active} />}
+      <div className="overflow-x-auto">
+        <table className="w-full text-left text-xs" data-testid="report-rules">
+          <thead className="text-slate-500">
+            <tr>
+              <th className="pr-3 font-medium">Verdict</th>
+              <th className="pr-3 font-medium">Rule</th>
+              <th className="pr-3 font-medium">Strength</th>
+              <th className="pr-3 text-right font-medium">Seen</th>
+              <th className="pr-3 font-medium">Why</th>
+              <th className="pr-3 font-medium">First offence</th>
+              <th className="font-medium">Spec</th>
+            </tr>
+          </thead>
+          <tbody>
+            {byVerdict(card.rules).map((rule) => (
+              <RuleRow key={rule.id} rule={rule} era={era} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {confirming && <CheckConfirm url={card.receiver.url} onClose={() => setConfirming(false)} />}
+    </div>
+  );
+}
+
+/** The report card, while open: a dialog over the page, closed by its button, the backdrop or Escape. */
+export function ReportCardDialog() {
+  const open = useReport((s) => s.open);
+  if (!open) return null;
+  return (
+    <Dialog
+      title="Receiver report card"
+      onClose={closeReport}
+      testId="report-card"
+      className="w-[min(80rem,95vw)]"
+    >
+      <ErrorBoundary label="The report card" raw={() => useReport.getState().check}>
+        <CardBody />
+      </ErrorBoundary>
+    </Dialog>
+  );
+}
+
+/** The header's way in. */
+export function ReportCardButton() {
+  const connected = useConnection((s) => s.status === 'connected');
+  return (
+    <Button
+      variant="ghost"
+      onClick={openReport}
+      title={
+        connected ? 'Receiver report card: how well it follows the task rules' : 'Connect to a receiver first'
+      }
+      disabled={!connected}
+      data-testid="open-report"
+    >
+      <ClipboardCheck size={14} /> Report card
+    </Button>
+  );
+}

@@ -1,0 +1,74 @@
+import { useMemo } from 'react';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, Warning } from '../mcp';
+import { getEngine } from '../engine/bridge';
+import { useConnection } from '../state/connection';
+import { useNow } from '../state/clock';
+import { tasksStore } from '../tasks/store';
+import { trafficEvents } from '../traffic/store';
+import { queryKeys } from '../tasks/core/query-keys';
+import { countVerdicts, evaluateReport, judgeTogether } from '../tasks/core/report/evaluate';
+import type { ActiveCheckState, ReportCard } from '../tasks/core/report/report-types';
+import { currentCheck, useReport } from './store';
+
+/** The card is judged again at most this often while it is open: the rules walk every timeline and message. */
+const EVERY_MS = 1000;
+
+/** The receiver's tools, from the same query (and cache entry) as the tool list. */
+export function useReceiverTools(): ToolInfo[] {
+  const { id, status } = useConnection();
+  const tools = useQuery({
+    queryKey: queryKeys.tools(id),
+    queryFn: (): Promise<{ tools: ToolInfo[]; warnings: Warning[] }> =>
+      getEngine().request({ type: 'listTools' }),
+    enabled: status === 'connected',
+  });
+  return tools.data?.tools ?? [];
+}
+
+/** The check of the current connection, if one ran or runs. */
+export function useActiveCheck(): ActiveCheckState | undefined {
+  const id = useConnection((s) => s.id);
+  const check = useReport((s) => s.check);
+  return useMemo(() => currentCheck({ check }, id), [check, id]);
+}
+
+/** Judges the card from what the page holds now: tasks, snapshots, results, traffic, the check's findings. */
+export function buildReportCard(queryClient: QueryClient, check: ActiveCheckState | undefined): ReportCard {
+  const connection = useConnection.getState();
+  const { tasks, clockOffsetMs } = tasksStore.getState();
+  const snapshots = new Map<string, TaskSnapshot>();
+  const results = new Map<string, Normalised<TaskResultSnapshot>>();
+  for (const taskId of tasks.keys()) {
+    const snapshot = queryClient.getQueryData<TaskSnapshot>(queryKeys.task(connection.id, taskId));
+    if (snapshot) snapshots.set(taskId, snapshot);
+    const result = queryClient.getQueryData<Normalised<TaskResultSnapshot>>(
+      queryKeys.taskResult(connection.id, taskId),
+    );
+    if (result) results.set(taskId, result);
+  }
+  const tools = queryClient.getQueryData<{ tools: ToolInfo[] }>(queryKeys.tools(connection.id))?.tools;
+  const passive = evaluateReport({
+    receiver: { url: connection.url, era: connection.era, server: connection.server },
+    support: connection.support ?? { list: false, cancel: false, toolCall: false },
+    tools: tools ?? [],
+    tasks: tasks.values(),
+    snapshots,
+    results,
+    traffic: trafficEvents(),
+    clockOffsetMs,
+    now: Date.now(),
+  });
+  if (!check) return passive;
+  const rules = judgeTogether(passive.rules, check.findings);
+  return { ...passive, rules, counts: countVerdicts(rules), active: check };
+}
+
+/** The card while it is open, judged again every second and whenever the check moves on. */
+export function useReportCard(): ReportCard {
+  const queryClient = useQueryClient();
+  const check = useActiveCheck();
+  const tick = Math.floor(useNow() / EVERY_MS);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- tick is the throttle: the stores are read, not watched
+  return useMemo(() => buildReportCard(queryClient, check), [queryClient, check, tick]);
+}

@@ -1,0 +1,156 @@
+/**
+ * What the report card's rules are judged from, and the small shared vocabulary of judging: each rule
+ * collects how many observations it looked at and the offences among them; the verdict follows from the
+ * rule's strength (evaluate.ts).
+ */
+import {
+  isTerminal,
+  type Era,
+  type Normalised,
+  type ServerTaskSupport,
+  type TaskResultSnapshot,
+  type TaskSnapshot,
+  type ToolInfo,
+  type TrafficEvent,
+} from '../../../mcp';
+import type { ObservationEntry, TrackedTask } from '../store';
+import type { Offence, RuleId } from './report-types';
+
+/** Everything the passive card is judged from; all of it is what the tracker and the traffic tap already keep. */
+export interface ReportInput {
+  receiver: { url: string; era?: Era; server?: { name?: string; version?: string } };
+  support: ServerTaskSupport;
+  tools: readonly ToolInfo[];
+  /** The tracked tasks with their timelines (the engine's or the page's tasks store). */
+  tasks: Iterable<TrackedTask>;
+  /** The merged snapshot per task, when at hand: fills in createdAt and ttl for timelines cut short. */
+  snapshots?: ReadonlyMap<string, TaskSnapshot>;
+  /** taskId → the result as fetched (tasks/result, or inline on 2026-07-28). */
+  results: ReadonlyMap<string, Normalised<TaskResultSnapshot>>;
+  /** The traffic log, oldest first: whole JSON-RPC messages up to 64 KB (bigger ones carry no body). */
+  traffic: readonly TrafficEvent[];
+  /** Estimated receiver − local clock offset (tasks store's clockOffsetMs). */
+  clockOffsetMs: number;
+  now: number;
+}
+
+/** An offence with when it happened (wall-clock ms), so the first one can be picked across tasks and traffic. */
+export type Found = Offence & { when: number };
+
+export interface Judgement {
+  id: RuleId;
+  observations: number;
+  offences: Found[];
+  /** What was seen when nothing broke the rule. */
+  passReason: string;
+  /** What broke it: gets the count of offences. */
+  brokenReason: (count: number) => string;
+  /** Set when the rule was judged on nothing and that needs saying (e.g. "no failed task seen"). */
+  unobservedReason?: string;
+}
+
+export interface TaskView {
+  task: TrackedTask;
+  /** Observations in arrival order. */
+  obs: ObservationEntry[];
+  createdAtMs?: number;
+  /** The latest ttl the receiver gave: a number, null (unlimited), or undefined (never given). */
+  ttl?: number | null;
+}
+
+export interface Context {
+  input: ReportInput;
+  era: Era;
+  tasks: TaskView[];
+  /** Traffic by seq, to pair answers with their requests. */
+  bySeq: Map<number, TrafficEvent>;
+}
+
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function parseTime(iso: string | undefined): number | undefined {
+  if (iso === undefined) return undefined;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+export function buildContext(input: ReportInput): Context {
+  const tasks: TaskView[] = [];
+  for (const task of input.tasks) {
+    const obs = task.entries.filter((e): e is ObservationEntry => e.kind === 'observation');
+    const snapshot = input.snapshots?.get(task.taskId);
+    let createdAtMs = snapshot?.createdAtMs;
+    let ttl: number | null | undefined = snapshot?.ttl;
+    for (const o of obs) {
+      createdAtMs ??= parseTime(o.createdAt);
+      if (o.ttl !== undefined) ttl = o.ttl;
+    }
+    tasks.push({ task, obs, createdAtMs, ttl });
+  }
+  const bySeq = new Map<number, TrafficEvent>();
+  for (const event of input.traffic) bySeq.set(event.seq, event);
+  return { input, era: input.receiver.era ?? input.support.era ?? '2025-11-25', tasks, bySeq };
+}
+
+/** Observations that answered a question of ours (not pushes), with a usable status. */
+export const answered = (o: ObservationEntry) => o.source !== 'notification' && o.status !== null;
+export const withStatus = (o: ObservationEntry) => o.status !== null;
+export const terminal = (o: ObservationEntry) => isTerminal(o.status);
+/** When the question behind an observation went out (the arrival, for pushes and anything unsent). */
+export const askedAt = (o: ObservationEntry) => o.sentAt ?? o.at;
+
+export function offence(taskId: string | undefined, at: number, detail: string): Found {
+  return { ...(taskId === undefined ? {} : { taskId }), at, detail, when: at };
+}
+
+export function wireOffence(event: TrafficEvent, detail: string, taskId?: string): Found {
+  return {
+    ...(taskId === undefined ? {} : { taskId }),
+    trafficSeq: event.seq,
+    at: event.wallTime,
+    detail,
+    when: event.wallTime,
+  };
+}
+
+/** An answer from the receiver and the request it answers (ours), when the log has both. */
+export interface Exchange {
+  request: TrafficEvent;
+  answer: TrafficEvent;
+  params: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code?: number; message: string; data?: unknown };
+}
+
+export function exchanges(ctx: Context, method: string): Exchange[] {
+  const out: Exchange[] = [];
+  for (const answer of ctx.input.traffic) {
+    if (answer.direction !== 'in' || answer.method !== method || answer.requestSeq === undefined) continue;
+    if (answer.kind !== 'response' && answer.kind !== 'error' && answer.kind !== 'http-error') continue;
+    const request = ctx.bySeq.get(answer.requestSeq);
+    if (!request || !isRecord(request.message)) continue;
+    const params = isRecord(request.message.params) ? request.message.params : {};
+    const message = isRecord(answer.message) ? answer.message : {};
+    // A body left out of the log (too big) says nothing either way.
+    if ('omitted' in message) continue;
+    const result = isRecord(message.result) ? message.result : undefined;
+    const rawError = isRecord(message.error) ? message.error : undefined;
+    const error = rawError
+      ? {
+          code: typeof rawError.code === 'number' ? rawError.code : undefined,
+          message: typeof rawError.message === 'string' ? rawError.message.slice(0, 300) : '',
+          data: rawError.data,
+        }
+      : undefined;
+    out.push({ request, answer, params, result, error });
+  }
+  return out;
+}
+
+export const taskIdOf = (params: Record<string, unknown>): string | undefined =>
+  typeof params.taskId === 'string' ? params.taskId.slice(0, 200) : undefined;
+
+export function shortTime(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 23);
+}

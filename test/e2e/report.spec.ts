@@ -1,0 +1,98 @@
+import { readFile } from 'node:fs/promises';
+import { expect, test, type Page } from '@playwright/test';
+
+/**
+ * The receiver report card (issue #13) against the demo receiver `npm start` mounts at /demo/mcp: opened by
+ * ?report=1, the active check run with its confirmation and stopped on a second run, the Markdown export.
+ */
+
+test.describe.configure({ timeout: 90_000 });
+
+const card = (page: Page) => page.getByTestId('report-card');
+
+async function runCheck(page: Page, tool = 'slow_job') {
+  await card(page).getByTestId('check-receiver').click();
+  const confirm = page.getByTestId('check-confirm');
+  await expect(confirm).toBeVisible();
+  // The dialog says what it does to the receiver: it creates tasks there, with which tool, at which URL.
+  await expect(confirm).toContainText('creates tasks on that server');
+  await expect(confirm).toContainText('/demo/mcp');
+  await confirm.getByTestId('check-tool').selectOption(tool);
+  await confirm.getByTestId('confirm-check').click();
+  await expect(confirm).toBeHidden();
+}
+
+test('?report=1 opens the card; the check runs after confirmation, stops on request, and exports', async ({
+  page,
+}) => {
+  await page.goto('/?server=/demo/mcp&report=1');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(card(page)).toBeVisible();
+  await expect(card(page).getByTestId('report-receiver')).toContainText('/demo/mcp');
+  await expect(card(page).getByTestId('report-rule').first()).toBeVisible();
+
+  // A full run: progress while it runs, then finished, with the check's findings on the card.
+  await runCheck(page);
+  const status = card(page).getByTestId('check-status');
+  await expect(status).toContainText('Running');
+  await expect(card(page).getByTestId('check-progress')).toBeVisible();
+  await expect(status).toContainText('Finished', { timeout: 30_000 });
+  await expect(card(page).getByTestId('check-progress')).toHaveAttribute('aria-valuenow', '100');
+  const cancelRule = card(page).locator('[data-rule="terminal-cancel-refused"]');
+  await expect(cancelRule).toHaveAttribute('data-verdict', 'pass');
+  await expect(cancelRule).toContainText('active');
+  // The well-behaved demo receiver has no fail, observed or probed.
+  await expect(card(page).getByTestId('report-count-fail')).toContainText('0');
+  await expect(card(page).locator('[data-testid="report-rule"][data-verdict="fail"]')).toHaveCount(0);
+
+  // A second run, stopped: what was left is marked stopped, and the card says so.
+  await runCheck(page);
+  await expect(status).toContainText('Running');
+  await card(page).getByTestId('stop-check').click();
+  await expect(status).toContainText('Stopped after', { timeout: 15_000 });
+  await expect(card(page).locator('[data-testid="check-step"][data-state="stopped"]').first()).toBeVisible();
+
+  // Markdown for an issue tracker: the receiver, the counts and the rules table.
+  const downloading = page.waitForEvent('download');
+  await card(page).getByTestId('download-report-markdown').click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toMatch(/^taskscope-report-.*\.md$/);
+  const markdown = await readFile((await download.path())!, 'utf8');
+  expect(markdown).toContain('## Taskscope report card: taskscope-demo');
+  expect(markdown).toContain(
+    '| Rule | Verdict | Strength | Observations | Reason | First offence | Source | Spec |',
+  );
+  expect(markdown).toMatch(/\| Cancel of an ended task refused with -32602 \| pass \| MUST \|/);
+  expect(markdown).toContain('- Active check: stopped');
+
+  // The same Markdown goes to the clipboard.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await card(page).getByTestId('copy-report-markdown').click();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toContain('| Rule | Verdict |');
+
+  // Escape closes it through the app's keymap, and the address forgets ?report=1.
+  await page.keyboard.press('Escape');
+  await expect(card(page)).toBeHidden();
+  expect(new URL(page.url()).searchParams.get('report')).toBeNull();
+  await page.getByTestId('open-report').click();
+  await expect(card(page)).toBeVisible();
+});
+
+test('a receiver with a fault fails its rule, and the first offence opens the task at that moment', async ({
+  page,
+}) => {
+  const server = encodeURIComponent('/demo/mcp?faults=terminal-cancel-accepted');
+  await page.goto(`/?server=${server}&report=1`);
+  await expect(card(page)).toBeVisible();
+  await runCheck(page, 'job');
+  await expect(card(page).getByTestId('check-status')).toContainText('Finished', { timeout: 30_000 });
+  const rule = card(page).locator('[data-rule="terminal-cancel-refused"]');
+  await expect(rule).toHaveAttribute('data-verdict', 'fail');
+  await expect(card(page).getByTestId('report-count-fail')).toContainText('1');
+  await rule.getByTestId('offence-link').click();
+  await expect(card(page)).toBeHidden();
+  await expect(page.getByTestId('task-detail')).toBeVisible();
+  // The observation nearest the offence is marked (and scrolled into view).
+  await expect(page.locator('[data-testid="observations"] tr[data-focused]')).toBeInViewport();
+});
