@@ -1,8 +1,7 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { Plug, Unplug, KeyRound } from 'lucide-react';
 import { Button } from '../ui/Button';
-import { restoreFocus } from '../ui/keymap';
-import { useEscapeLayer } from '../ui/useKeymap';
+import { usePopover } from '../ui/usePopover';
 import { connect, disconnect } from './actions';
 import { useConnection, type ConnectionStatus } from '../state/connection';
 import { useNow } from '../state/clock';
@@ -43,43 +42,17 @@ export function parseHeaderLines(text: string): Record<string, string> {
   return headers;
 }
 
-/**
- * The headers menu's open state and the ways it closes: Escape (the app's keymap, innermost first), a press
- * anywhere outside it, and any change of what the main pane shows.
- */
-function useHeadersMenu() {
-  const [open, setOpen] = useState(false);
-  const menuRef = useRef<HTMLDivElement>(null);
-  const buttonRef = useRef<HTMLButtonElement>(null);
-  const close = () => {
-    restoreFocus(menuRef.current, buttonRef.current);
-    setOpen(false);
-  };
-  useEscapeLayer(open, close, 'menu');
-  useEffect(() => {
-    if (!open) return;
-    const onPointerDown = (event: PointerEvent) => {
-      const target = event.target as Node;
-      // The button toggles the menu itself; a press on it is not "outside".
-      if (!menuRef.current?.contains(target) && !buttonRef.current?.contains(target)) setOpen(false);
-    };
-    const unsubscribe = useSelection.subscribe((state, previous) => {
-      if (state.selection !== previous.selection) setOpen(false);
-    });
-    document.addEventListener('pointerdown', onPointerDown);
-    return () => {
-      document.removeEventListener('pointerdown', onPointerDown);
-      unsubscribe();
-    };
-  }, [open]);
-  return { open, setOpen, menuRef, buttonRef };
-}
+/** The headers menu also closes when the main pane shows something else. */
+const onSelectionChange = (close: () => void) =>
+  useSelection.subscribe((state, previous) => {
+    if (state.selection !== previous.selection) close();
+  });
 
 export function ConnectionBar() {
   const { url, status, headers, degraded, error, retryAt, attempt, since, viaRelay } = useConnection();
   const [draft, setDraft] = useState<string | null>(null);
   const [headerText, setHeaderText] = useState<string | null>(null);
-  const { open: headersOpen, setOpen: setHeadersOpen, menuRef, buttonRef } = useHeadersMenu();
+  const { open: headersOpen, setOpen: setHeadersOpen, menuRef, buttonRef } = usePopover(onSelectionChange);
   const savedRef = useRef<HTMLDivElement>(null);
   // A replay has no connection at all: the header must not say "Connected".
   const replaying = useReplay((s) => s.connectionId !== undefined);

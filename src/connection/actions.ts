@@ -7,7 +7,7 @@ import { useInbox } from '../inbox/store';
 import { usePreferences } from '../state/preferences';
 import { useSelection } from '../state/selection';
 import { useConnection } from '../state/connection';
-import { endReplay, isReplaying } from '../state/replay';
+import { endReplay, isReplaying, useReplay } from '../state/replay';
 import { normaliseReceiverUrl } from './receiver-url';
 import { SessionClaims, forgetSession, rememberSession, storedSession } from './session-claim';
 import { headersFor, recordUse, relayChosen } from './saved-receivers';
@@ -64,7 +64,14 @@ export async function connect(
 ): Promise<void> {
   const url = parseReceiverUrl(rawUrl);
   const id = useConnection.getState().id + 1;
+  const replayId = useReplay.getState().connectionId;
   endReplay();
+  if (replayId !== undefined) {
+    // The trace's rows are not this receiver's: the log and the inbox start from what it sends. (A replay
+    // started from clean stores, so the log holds nothing else.)
+    useTraffic.getState().clear();
+    useInbox.setState((s) => ({ items: s.items.filter((i) => i.connectionId !== replayId) }));
+  }
   if (!url) {
     useConnection.setState({
       id,

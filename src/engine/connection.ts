@@ -40,8 +40,6 @@ export interface Connection {
   history?: HistoryRecorder;
   closed: boolean;
   stop: () => void;
-  /** Swaps the traffic tap (numbering restarts after restored traffic) before any session uses it. */
-  retap: (tap: TrafficTap) => void;
   /** Questions history had still waiting: answerable again if the session they were asked in is resumed. */
   waitingFromHistory: InboxRequest[];
 }

@@ -1,4 +1,3 @@
-import { TrafficTap } from '../mcp';
 import type { Connection } from './connection';
 import type { HistoryDb } from './history';
 import { HistoryRecorder } from './history-recorder';
@@ -48,13 +47,21 @@ export class HistoryLink {
     // Preserve log turned off (or on, with its own recorder) while this was loading: that choice stands.
     if (conn.closed || !this.preserve || conn.history) return;
     conn.tracker.restore(loaded.tasks);
+    // Restored traffic is renumbered after what this engine has numbered already (earlier connections, this
+    // one's first messages), and this connection's tap goes on from it: no two events of the page share a seq.
+    const seqs = conn.tap.counter;
+    const base = seqs.last;
     let lastSeq = 0;
     for (const event of loaded.traffic) {
-      this.outbox.addTraffic(event);
+      this.outbox.addTraffic({
+        ...event,
+        connectionId: conn.id,
+        seq: base + event.seq,
+        requestSeq: event.requestSeq === undefined ? undefined : base + event.requestSeq,
+      });
       lastSeq = Math.max(lastSeq, event.seq);
     }
-    // Traffic numbers go on from the restored ones, so no two rows share one.
-    conn.retap(new TrafficTap(undefined, lastSeq));
+    seqs.last = Math.max(seqs.last, base + lastSeq);
     const inbox = restoredInbox(loaded.inbox);
     for (const event of inbox.settled) this.outbox.addInbox(event);
     conn.waitingFromHistory = inbox.waiting;

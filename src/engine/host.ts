@@ -5,10 +5,13 @@ import {
   TrafficTap,
   openSession,
   type ReceiverSession,
+  type TrafficSeqCounter,
   backoffForAttempt,
   classifyError,
   forTrafficLog,
+  isObject,
   limitJson,
+  normaliseTask,
   relayFetch,
   type ClassifiedError,
   type Detection,
@@ -64,6 +67,8 @@ export interface HostOptions {
 export class EngineHost {
   private current: Connection | null = null;
   private connectSeq = 0;
+  /** Every connection's tap numbers from this one counter: the page's log holds them all. */
+  private readonly trafficSeqs: TrafficSeqCounter = { last: 0 };
   /** The latest settings the page sent, applied to every connection opened after. */
   private settings: TrackerSettings | undefined;
   private readonly outbox: Outbox;
@@ -192,7 +197,9 @@ export class EngineHost {
         if (!session) return notConnected();
         try {
           // Through the current session: its id, headers and tap, so the answer shows in the traffic as well.
-          return { ok: true, result: await session.request(command.method, command.params) };
+          const result = await session.request(command.method, command.params);
+          if (command.method === 'tools/call') this.trackResent(conn, command.params, result);
+          return { ok: true, result };
         } catch (error) {
           return { ok: false, error: classifyError(error, { method: command.method }) };
         }
@@ -454,7 +461,7 @@ export class EngineHost {
       id: command.connectionId,
       command,
       holder,
-      tap: new TrafficTap(),
+      tap: new TrafficTap(undefined, this.trafficSeqs),
       api,
       scheduler,
       queryClient,
@@ -471,7 +478,6 @@ export class EngineHost {
       attempt: 0,
       closed: false,
       stop: () => undefined,
-      retap: () => undefined,
       waitingFromHistory: [],
       tracker: undefined as unknown as TaskTracker,
       people: undefined as unknown as PersonRequests,
@@ -529,17 +535,12 @@ export class EngineHost {
       this.outbox.polling = this.pollingHealth(conn);
       this.outbox.schedule();
     }, HEALTH_EVERY_MS);
-    let stopTap = this.listenToTap(conn);
+    const stopTap = this.listenToTap(conn);
     conn.stop = () => {
       stopTap();
       stopStore();
       stopCache();
       clearInterval(health);
-    };
-    conn.retap = (tap) => {
-      stopTap();
-      conn.tap = tap;
-      stopTap = this.listenToTap(conn);
     };
     this.current = conn;
     return conn;
@@ -548,8 +549,9 @@ export class EngineHost {
   private listenToTap(conn: Connection): () => void {
     return conn.tap.subscribe((event) => {
       if (this.current !== conn) return;
-      this.outbox.addTraffic(event);
-      conn.history?.addTraffic(forTrafficLog(event));
+      const owned = { ...event, connectionId: conn.id };
+      this.outbox.addTraffic(owned);
+      conn.history?.addTraffic(forTrafficLog(owned));
     });
   }
 
@@ -623,6 +625,20 @@ export class EngineHost {
       if (error instanceof AnsweredAtOnce) return { ok: true, answer: error.answer };
       return { ok: false, error: classifyError(error, { method: 'tools/call' }) };
     }
+  }
+
+  /** A resent task-augmented call started a task like any other: it belongs in the task list, followed. */
+  private trackResent(conn: Connection, params: unknown, result: unknown) {
+    if (!isObject(result) || !(isObject(result.task) || result.resultType === 'task')) return;
+    const created = normaliseTask(result, { era: conn.knownEra });
+    if (!created.value) return;
+    const tool = isObject(params) && typeof params.name === 'string' ? params.name : undefined;
+    conn.tracker.track(created.value.taskId, {
+      origin: 'created',
+      ...(tool ? { tool } : {}),
+      initial: created,
+      source: 'create',
+    });
   }
 
   private async syncList(conn: Connection): Promise<ClassifiedError | null> {

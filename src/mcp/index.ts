@@ -18,4 +18,4 @@ export * from './relay-fetch';
 export * from './tasks-api';
 export * from './rules';
 export * from './guarded-fetch';
-export { limitJson, cutText } from './json';
+export { limitJson, cutText, isObject } from './json';

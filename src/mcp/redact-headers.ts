@@ -16,12 +16,50 @@ const SECRET_HEADERS = new Set([
   'x-auth-token',
   'x-taskscope-relay-token',
 ]);
-/** Custom schemes name their secret headers freely (X-Goog-Api-Key, X-Session-Token…): a name is enough. */
-const SECRET_PARTS = /token|secret|password|key/i;
+/**
+ * Custom schemes name their secret headers and query parameters freely (X-Goog-Api-Key, X-Session-Token,
+ * ?access_token=, ?sig=, ?authCode=…): a name is enough. One rule for both, so a credential moved from a header
+ * into the URL stays hidden.
+ */
+const SECRET_PARTS = /token|secret|password|key|auth|sig|credential|session|code/i;
+/**
+ * Named like secrets but needed to read an exchange: MCP forbids treating a session as authentication, and
+ * exports replace session ids with pseudonyms instead (src/trace/pseudonyms.ts).
+ */
+const NOT_SECRET = new Set(['mcp-session-id', 'mcp-protocol-version']);
 
+/** Whether a header or query parameter of this name carries a credential. */
 export function isSecretHeader(name: string): boolean {
   const lower = name.trim().toLowerCase();
+  if (NOT_SECRET.has(lower)) return false;
   return SECRET_HEADERS.has(lower) || SECRET_PARTS.test(lower);
+}
+
+/**
+ * The URL with its credentials replaced: the password of user:password@ and the values of secret-looking
+ * query parameters. `redacted` collects what was replaced, as `?name` for a query parameter.
+ */
+export function redactUrl(raw: string, redacted?: Set<string>): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return raw;
+  }
+  let changed = false;
+  if (url.password) {
+    url.password = 'redacted';
+    redacted?.add('url password');
+    changed = true;
+  }
+  for (const name of new Set(url.searchParams.keys())) {
+    if (isSecretHeader(name)) {
+      url.searchParams.set(name, REDACTED);
+      redacted?.add(`?${name}`);
+      changed = true;
+    }
+  }
+  return changed ? url.toString() : raw;
 }
 
 /** A copy with secret values replaced; Object.fromEntries keeps a `__proto__` header an own property. */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { TrafficTap, type TrafficEvent } from './traffic';
+import {
+  MAX_LOGGED_MESSAGE_BYTES,
+  TrafficTap,
+  forTrafficLog,
+  isOmittedBody,
+  type TrafficEvent,
+} from './traffic';
 
 describe('TrafficTap', () => {
   it('pairs each answer with its question: latency, method, HTTP status of the POST that carried it', () => {
@@ -54,5 +60,21 @@ describe('TrafficTap', () => {
     tap.subscribe((e) => seen.push(e.seq));
     tap.record('out', { jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(seen).toEqual([1]);
+  });
+});
+
+describe('isOmittedBody', () => {
+  it('recognises exactly the note forTrafficLog writes', () => {
+    const big = { jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(MAX_LOGGED_MESSAGE_BYTES + 10) } };
+    const tap = new TrafficTap(() => 0);
+    const logged = forTrafficLog(tap.record('in', big));
+    expect(isOmittedBody(logged.message)).toBe(true);
+  });
+
+  it('does not let a receiver hide a message behind an omitted key', () => {
+    expect(isOmittedBody({ jsonrpc: '2.0', id: 1, omitted: 'nothing here' })).toBe(false);
+    expect(isOmittedBody({ omitted: 3 })).toBe(false);
+    expect(isOmittedBody([])).toBe(false);
+    expect(isOmittedBody(null)).toBe(false);
   });
 });

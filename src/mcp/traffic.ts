@@ -19,7 +19,13 @@ export interface HttpFacts {
 }
 
 export interface TrafficEvent {
+  /** Unique within one engine across its connections (a page's log holds several). */
   seq: number;
+  /**
+   * The page's connection (or replay) the event belongs to, set where the engine hands it to the page: seqs
+   * pair a request with its answer only within one connection.
+   */
+  connectionId?: number;
   /** Monotonic ms (performance.now()): for ordering and latency, immune to wall-clock jumps. */
   at: number;
   /** Wall-clock ms, for display. */
@@ -37,6 +43,10 @@ export interface TrafficEvent {
   message: unknown;
 }
 
+export interface TrafficSeqCounter {
+  last: number;
+}
+
 export type TrafficListener = (event: TrafficEvent) => void;
 
 /** Messages larger than this are logged without their body: a thousand 3 MB results would fill the tab. */
@@ -50,6 +60,21 @@ export function forTrafficLog(event: TrafficEvent): TrafficEvent {
   // Kept bodies still cross to the page and into a tree view: no deeper than either can follow.
   const limited = limitJson(event.message, { maxDepth: 64, maxNodes: 20_000 });
   return limited.cut ? { ...event, message: limited.value } : event;
+}
+
+/**
+ * Whether a log's message is the note forTrafficLog put in place of a body it did not keep: `{ omitted: string }`
+ * and nothing else. A JSON-RPC message always has more keys (jsonrpc at least), so a receiver cannot pass its
+ * own message off as cut by adding an `omitted` key.
+ */
+export function isOmittedBody(message: unknown): message is { omitted: string } {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
+  const keys = Object.keys(message);
+  return (
+    keys.length === 1 &&
+    keys[0] === 'omitted' &&
+    typeof (message as { omitted: unknown }).omitted === 'string'
+  );
 }
 
 /** How many unanswered requests the tap remembers for pairing; older ones are dropped, never kept for ever. */
@@ -85,7 +110,11 @@ function dropOldest(map: Map<unknown, unknown>): void {
  * event to subscribers; keeping a history is the subscribers' business (a bounded ring in the UI).
  */
 export class TrafficTap {
-  private seq = 0;
+  /**
+   * The last seq handed out. Shared by the taps of one engine, so seqs never repeat across its connections;
+   * restored traffic moves it on (src/engine/history-link.ts).
+   */
+  readonly counter: TrafficSeqCounter;
   private readonly listeners = new Set<TrafficListener>();
   /** Keyed by direction + id: our request ids and the receiver's are separate spaces. */
   private readonly pending = new Map<string, { seq: number; at: number; method?: string }>();
@@ -94,12 +123,12 @@ export class TrafficTap {
   /** The HTTP exchange that carried each of our request ids, for the answer's event (streamed answers come later). */
   private readonly httpById = new Map<string | number, HttpFacts>();
 
-  /** `startSeq`: the last seq already shown (traffic restored from history), so numbers never repeat. */
+  /** `seqs`: the engine's counter, shared with its other taps; a number starts a counter of this tap's own. */
   constructor(
     private readonly now: () => number = () => performance.now(),
-    startSeq = 0,
+    seqs: TrafficSeqCounter | number = 0,
   ) {
-    this.seq = startSeq;
+    this.counter = typeof seqs === 'number' ? { last: seqs } : seqs;
   }
 
   subscribe(listener: TrafficListener): () => void {
@@ -142,7 +171,7 @@ export class TrafficTap {
     const id = described.id ?? extra.inReplyTo;
     const at = this.now();
     const event: TrafficEvent = {
-      seq: ++this.seq,
+      seq: ++this.counter.last,
       at,
       wallTime: Date.now(),
       direction,

@@ -3,6 +3,7 @@ import type { Normalised, TaskResultSnapshot } from '../mcp';
 import { Braces, Download, FileText, Link as LinkIcon } from 'lucide-react';
 import { Button } from '../ui/Button';
 import { CopyButton } from '../ui/CopyButton';
+import { downloadText } from '../ui/download';
 import { mediaDataUrl, safeHref } from '../ui/safe-url';
 import { ResultImage } from './ResultImage';
 
@@ -118,15 +119,6 @@ function ContentBlock({ block, truncated }: { block: Block; truncated: boolean }
   }
 }
 
-function download(json: string, name: string) {
-  const url = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
 /**
  * A CallToolResult drawn block by block (markdown without raw HTML, media from base64, resources, a JSON tree
  * for structuredContent), raw JSON, copy and download a click away, cut short in view beyond 1 MB.
@@ -162,7 +154,11 @@ export function ResultBody({
             <Braces size={14} /> {raw ? 'Rendered' : 'Raw'}
           </Button>
           <CopyButton text={json} title="Copy the JSON" testId="copy-result" />
-          <Button variant="ghost" onClick={() => download(json, fileName)} title="Download the JSON">
+          <Button
+            variant="ghost"
+            onClick={() => downloadText(fileName, json, 'application/json')}
+            title="Download the JSON"
+          >
             <Download size={14} />
           </Button>
         </div>

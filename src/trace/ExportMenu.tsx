@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { Download } from 'lucide-react';
 import { Button } from '../ui/Button';
-import { restoreFocus } from '../ui/keymap';
-import { useEscapeLayer } from '../ui/useKeymap';
+import { downloadText } from '../ui/download';
+import { usePopover } from '../ui/usePopover';
 import { queryClient } from '../state/query-client';
 import { useConnection } from '../state/connection';
 import { useTasks } from '../tasks/store';
@@ -11,27 +11,13 @@ import { buildTrace, exportFileName } from './export-trace';
 import { pageTraceSources } from './export-sources';
 import { buildHar } from './har';
 
-/** Hands `text` to the browser as a file download. */
-function download(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.rel = 'noopener';
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Revoked a while later: revoking at once can cancel a download the browser has not started reading yet.
-  setTimeout(() => URL.revokeObjectURL(url), 30_000);
-}
-
 type Kind = 'trace' | 'har';
 
 function exportNow(kind: Kind, includeSecrets: boolean): string {
   const trace = buildTrace(pageTraceSources(queryClient), { includeSecrets });
   const name = exportFileName(trace.receiver.url, kind === 'trace' ? 'trace.json' : 'har');
-  if (kind === 'trace') download(name, JSON.stringify(trace), 'application/json');
-  else download(name, JSON.stringify(buildHar(trace)), 'application/json');
+  if (kind === 'trace') downloadText(name, JSON.stringify(trace), 'application/json');
+  else downloadText(name, JSON.stringify(buildHar(trace)), 'application/json');
   return name;
 }
 
@@ -99,8 +85,10 @@ function ExportOptions() {
           className="mt-0.5"
         />
         <span>
-          Include secrets: the values of headers you set (such as Authorization) and credentials in the
-          receiver URL. Off, they are replaced by “[redacted]”. The traffic log never keeps them.
+          Include secrets: the values of headers you set (such as Authorization), credentials in the receiver
+          URL and the real Mcp-Session-Id values. Off, secrets are replaced by “[redacted]” and each session
+          id by a name (session-1, session-2…) that still tells sessions apart. The traffic log never keeps
+          secrets.
         </span>
       </label>
       {note && (
@@ -118,23 +106,7 @@ function ExportOptions() {
 
 /** The header's Export menu: the trace file and a HAR of the HTTP exchanges, redacted unless asked. */
 export function ExportMenu() {
-  const [open, setOpen] = useState(false);
-  const menuRef = useRef<HTMLDivElement>(null);
-  const buttonRef = useRef<HTMLButtonElement>(null);
-  const close = () => {
-    restoreFocus(menuRef.current, buttonRef.current);
-    setOpen(false);
-  };
-  useEscapeLayer(open, close, 'menu');
-  useEffect(() => {
-    if (!open) return;
-    const onPointerDown = (event: PointerEvent) => {
-      const target = event.target as Node;
-      if (!menuRef.current?.contains(target) && !buttonRef.current?.contains(target)) setOpen(false);
-    };
-    document.addEventListener('pointerdown', onPointerDown);
-    return () => document.removeEventListener('pointerdown', onPointerDown);
-  }, [open]);
+  const { open, setOpen, menuRef, buttonRef } = usePopover();
 
   return (
     <div className="relative">

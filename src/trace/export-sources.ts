@@ -7,7 +7,7 @@ import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo } from '../
 import type { InboxEvent } from '../engine/messages';
 import { useConnection } from '../state/connection';
 import { useInbox, type InboxItem, type SentAnswer } from '../inbox/store';
-import { trafficEvents } from '../traffic/store';
+import { trafficEventsOf } from '../traffic/store';
 import { tasksStore } from '../tasks/store';
 import { queryKeys } from '../tasks/core/query-keys';
 import type { TrackedTask } from '../tasks/core/store';
@@ -70,6 +70,7 @@ export function pageTraceSources(queryClient: QueryClient): TraceSources {
     result: (taskId) =>
       queryClient.getQueryData<Normalised<TaskResultSnapshot>>(queryKeys.taskResult(id, taskId)),
     inbox: inboxEvents(useInbox.getState().items),
-    traffic: trafficEvents(),
+    // Only this connection's: the log also holds earlier connections' and replays' rows.
+    traffic: trafficEventsOf(id),
   };
 }

@@ -3,25 +3,10 @@ import type { InboxEvent } from '../engine/messages';
 import { parseTrace } from '../engine/trace/schema';
 import { useInbox } from '../inbox/store';
 import { newTrackedTask } from '../tasks/core/store';
-import { buildTrace, exportFileName, redactUrl } from './export-trace';
+import type { TrafficEvent } from '../mcp';
+import { buildTrace, exportFileName } from './export-trace';
+import { buildHar } from './har';
 import { inboxEvents } from './export-sources';
-
-describe('redactUrl', () => {
-  it('replaces credentials in the query and the userinfo, and names what it replaced', () => {
-    const names = new Set<string>();
-    expect(
-      redactUrl('https://u:pw@r.example/mcp?api_key=1&access_token=2&sig=3&page=4&authCode=5', names),
-    ).toBe(
-      'https://u:redacted@r.example/mcp?api_key=%5Bredacted%5D&access_token=%5Bredacted%5D&sig=%5Bredacted%5D&page=4&authCode=%5Bredacted%5D',
-    );
-    expect([...names]).toEqual(['url password', '?api_key', '?access_token', '?sig', '?authCode']);
-  });
-
-  it('leaves a URL with nothing secret exactly as it was', () => {
-    expect(redactUrl('http://127.0.0.1:3001/mcp?team=blue')).toBe('http://127.0.0.1:3001/mcp?team=blue');
-    expect(redactUrl('not a url')).toBe('not a url');
-  });
-});
 
 describe('buildTrace', () => {
   const task = newTrackedTask({ taskId: 't', connectionId: 1, origin: 'created', firstSeenAt: 2_000 });
@@ -29,7 +14,7 @@ describe('buildTrace', () => {
     receiver: {
       url: 'http://127.0.0.1:3001/mcp?token=abc',
       headers: { 'X-Api-Key': 'k', Accept: 'x' },
-      sessionId: 'session-1',
+      sessionId: 'live-b7f3',
     },
     tools: [],
     tasks: [{ ...task, entries: [{ kind: 'log' as const, at: 2_500, level: 'info', text: 'hi' }] }],
@@ -39,7 +24,7 @@ describe('buildTrace', () => {
     traffic: [],
   };
 
-  it('redacts by default, keeps the session id, and spans what it holds', () => {
+  it('redacts by default, names sessions by pseudonym, and spans what it holds', () => {
     const trace = buildTrace(sources, { now: 9_000 });
     expect(trace.receiver).toEqual({
       url: 'http://127.0.0.1:3001/mcp?token=%5Bredacted%5D',
@@ -52,8 +37,57 @@ describe('buildTrace', () => {
     expect(parseTrace(JSON.parse(JSON.stringify(trace)))).toMatchObject({ ok: true, trace });
   });
 
+  it('replaces each session id by the same pseudonym everywhere: receiver, tasks, HTTP headers, HAR', () => {
+    const http = (session: string) => ({
+      method: 'POST',
+      url: 'http://127.0.0.1:3001/mcp',
+      requestHeaders: { 'mcp-session-id': session },
+      status: 200,
+      responseHeaders: { 'Mcp-Session-Id': session },
+      wallStartedAt: 2_000,
+      waitMs: 1,
+    });
+    const event = (seq: number, session: string): TrafficEvent => ({
+      seq,
+      at: seq,
+      wallTime: 2_000 + seq,
+      direction: 'in',
+      kind: 'response',
+      bytes: 2,
+      requestSeq: seq - 1,
+      http: http(session),
+      message: { jsonrpc: '2.0', id: seq, result: {} },
+    });
+    const withSessions = {
+      ...sources,
+      tasks: [
+        { ...sources.tasks[0]!, sessionId: 'old-9e21' },
+        { ...task, taskId: 'u', sessionId: 'live-b7f3' },
+      ],
+      traffic: [event(2, 'old-9e21'), event(4, 'live-b7f3')],
+    };
+    const trace = buildTrace(withSessions, { now: 9_000 });
+    const text = JSON.stringify(trace) + JSON.stringify(buildHar(trace));
+    expect(text).not.toContain('live-b7f3');
+    expect(text).not.toContain('old-9e21');
+    expect(trace.receiver.sessionId).toBe('session-1');
+    expect(trace.tasks.map((t) => t.sessionId)).toEqual(['session-2', 'session-1']);
+    expect(trace.traffic.map((e) => e.http?.requestHeaders['mcp-session-id'])).toEqual([
+      'session-2',
+      'session-1',
+    ]);
+    expect(trace.traffic.map((e) => e.http?.responseHeaders['Mcp-Session-Id'])).toEqual([
+      'session-2',
+      'session-1',
+    ]);
+    const kept = JSON.stringify(buildTrace(withSessions, { includeSecrets: true, now: 9_000 }));
+    expect(kept).toContain('live-b7f3');
+    expect(kept).toContain('old-9e21');
+  });
+
   it('keeps secrets only when asked', () => {
     const trace = buildTrace(sources, { includeSecrets: true, now: 9_000 });
+    expect(trace.receiver.sessionId).toBe('live-b7f3');
     expect(trace.receiver.url).toBe('http://127.0.0.1:3001/mcp?token=abc');
     expect(trace.receiver.headers).toEqual({ 'X-Api-Key': 'k', Accept: 'x' });
     expect(trace.redacted).toEqual([]);

@@ -6,6 +6,7 @@ import {
   REDACTED,
   isSecretHeader,
   redactHeaders,
+  redactUrl,
   type Era,
   type Normalised,
   type ServerDescription,
@@ -45,34 +46,42 @@ export interface ExportOptions {
   now?: number;
 }
 
-/** Query parameters named like credentials (?token=, ?api_key=, ?sig=…), beyond what isSecretHeader names. */
-const SECRET_QUERY = /auth|sig|credential|session|code/i;
-
 /**
- * The URL with its credentials replaced: the password of user:password@ and the values of secret-looking
- * query parameters. `redacted` collects what was replaced, as `?name` for a query parameter.
+ * Session ids replaced by `session-1`, `session-2`… in the order first met, the same id always by the same
+ * name: sessions stay apart in the file, and the file holds no id a receiver would still answer to.
  */
-export function redactUrl(raw: string, redacted?: Set<string>): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return raw;
-  }
-  let changed = false;
-  if (url.password) {
-    url.password = 'redacted';
-    redacted?.add('url password');
-    changed = true;
-  }
-  for (const name of new Set(url.searchParams.keys())) {
-    if (isSecretHeader(name) || SECRET_QUERY.test(name)) {
-      url.searchParams.set(name, REDACTED);
-      redacted?.add(`?${name}`);
-      changed = true;
+class SessionPseudonyms {
+  private readonly names = new Map<string, string>();
+  name(id: string): string;
+  name(id: string | undefined): string | undefined;
+  name(id: string | undefined): string | undefined {
+    if (id === undefined) return undefined;
+    let name = this.names.get(id);
+    if (name === undefined) {
+      name = `session-${this.names.size + 1}`;
+      this.names.set(id, name);
     }
+    return name;
   }
-  return changed ? url.toString() : raw;
+  headers(headers: Record<string, string>): Record<string, string> {
+    return Object.fromEntries(
+      Object.entries(headers).map(([key, value]) => [
+        key,
+        key.toLowerCase() === 'mcp-session-id' ? this.name(value) : value,
+      ]),
+    );
+  }
+  traffic(event: TrafficEvent): TrafficEvent {
+    if (!event.http) return event;
+    return {
+      ...event,
+      http: {
+        ...event.http,
+        requestHeaders: this.headers(event.http.requestHeaders),
+        responseHeaders: this.headers(event.http.responseHeaders),
+      },
+    };
+  }
 }
 
 /** JSON drops undefined fields anyway; dropping them here keeps a built trace equal to the same trace read back. */
@@ -147,8 +156,18 @@ export function buildTrace(sources: TraceSources, options: ExportOptions = {}): 
     headers = redactHeaders(receiver.headers);
     for (const name of Object.keys(receiver.headers)) if (isSecretHeader(name)) redacted.add(name);
   }
-  const traffic = secrets ? sources.traffic : sources.traffic.map((e) => redactTraffic(e, redacted));
-  const tasks = sources.tasks.map((t) => traceTask(t, sources));
+  const sessions = secrets ? undefined : new SessionPseudonyms();
+  // The receiver's session first, so the one the person was on is session-1.
+  const sessionId = sessions ? sessions.name(receiver.sessionId) : receiver.sessionId;
+  const traffic = sessions
+    ? sources.traffic.map((e) => sessions.traffic(redactTraffic(e, redacted)))
+    : sources.traffic;
+  const tasks = sources.tasks.map((t) => {
+    const task = traceTask(t, sources);
+    return sessions && task.sessionId !== undefined
+      ? { ...task, sessionId: sessions.name(task.sessionId) }
+      : task;
+  });
   const inbox = sources.inbox;
   const [startedAt, endedAt] = span({ tasks, traffic, inbox }, now);
 
@@ -158,10 +177,9 @@ export function buildTrace(sources: TraceSources, options: ExportOptions = {}): 
     protocolVersion: receiver.protocolVersion,
     server: receiver.server,
     support: receiver.support,
-    // Kept when secrets are redacted: MCP forbids a receiver to treat a session as authentication (a request
-    // still needs its Authorization), sessions end at Disconnect or expire, and without it the tasks of two
-    // sessions in one trace (records carry sessionId) could not be told apart.
-    sessionId: receiver.sessionId,
+    // A pseudonym unless secrets are included: the tasks of two sessions (records carry sessionId) can still
+    // be told apart, and no live session id leaves in the file.
+    sessionId,
     headers: Object.keys(headers).length > 0 ? headers : undefined,
   };
 

@@ -12,7 +12,7 @@
  * inside a POST's event-stream answer. A HAR entry is one request and one response, and a stream that stays open
  * for minutes is neither; the trace file keeps every one of those messages with its time.
  */
-import type { TrafficEvent } from '../mcp';
+import { isOmittedBody, type TrafficEvent } from '../mcp';
 import type { Trace } from '../engine/trace/trace-types';
 
 export interface HarHeader {
@@ -94,13 +94,6 @@ function bodyText(message: unknown): string {
   }
 }
 
-/** A body the traffic log did not keep (over 64 KB, or too deep to write out). */
-const isOmitted = (message: unknown) =>
-  typeof message === 'object' &&
-  message !== null &&
-  'omitted' in message &&
-  Object.keys(message).length === 1;
-
 function entryFor(
   trace: Trace,
   request: TrafficEvent | undefined,
@@ -124,7 +117,7 @@ function entryFor(
   }
 
   const postText = request ? bodyText(request.message) : undefined;
-  if (request && isOmitted(request.message)) notes.push(`request body not kept (${request.bytes} bytes)`);
+  if (request && isOmittedBody(request.message)) notes.push(`request body not kept (${request.bytes} bytes)`);
 
   const status = facts?.status ?? answer?.httpStatus ?? 200;
   const responseHeaders = facts ? headerList(facts.responseHeaders) : [];
@@ -137,7 +130,7 @@ function entryFor(
       ? (answer.message as { body?: unknown }).body
       : undefined;
   const answerText = typeof errorBody === 'string' ? errorBody : answer ? bodyText(answer.message) : '';
-  if (answer && isOmitted(answer.message)) notes.push(`response body not kept (${answer.bytes} bytes)`);
+  if (answer && isOmittedBody(answer.message)) notes.push(`response body not kept (${answer.bytes} bytes)`);
   const content: HarEntry['response']['content'] = {
     size: typeof errorBody === 'string' ? byteLength(errorBody) : answer ? Math.max(0, answer.bytes) : 0,
     mimeType: stream ? 'application/json' : contentType,

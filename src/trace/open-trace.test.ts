@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { initialReplaySpeed, initialTraceUrl, sameOriginTraceUrl } from './open-trace';
+import { initialReplaySpeed, initialTraceUrl, readCapped, sameOriginTraceUrl } from './open-trace';
+import { preflightTraceText } from '../engine/trace/schema';
 import { replayNow, useReplay } from '../state/replay';
 
 const page = 'http://127.0.0.1:5173/?trace=/demo-trace.json';
@@ -54,5 +55,58 @@ describe('the page’s replay clock', () => {
     expect(replayNow(60_000)).toBe(110_000);
     useReplay.setState({ news: { ...news, playing: false } });
     expect(replayNow(60_000)).toBe(101_000);
+  });
+});
+
+describe('reading a ?trace= body', () => {
+  /** A body streamed in chunks with no content-length, counting how many chunks the reader pulled. */
+  function streamed(chunks: number, size: number) {
+    let pulled = 0;
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled === chunks) return controller.close();
+        pulled++;
+        controller.enqueue(new Uint8Array(size).fill(0x20));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    return { response: new Response(body), pulled: () => pulled, cancelled: () => cancelled };
+  }
+
+  it('stops past the cap without a content-length, and cancels the rest', async () => {
+    const body = streamed(1_000, 1024);
+    expect(body.response.headers.get('content-length')).toBeNull();
+    expect(await readCapped(body.response, 10 * 1024)).toBeUndefined();
+    expect(body.pulled()).toBeLessThan(20);
+    expect(body.cancelled()).toBe(true);
+  });
+
+  it('reads a body under the cap whole, multi-byte characters across chunks included', async () => {
+    const bytes = new TextEncoder().encode('{"name":"zürich ✓"}');
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const byte of bytes) controller.enqueue(new Uint8Array([byte]));
+        controller.close();
+      },
+    });
+    expect(await readCapped(new Response(body), 1024)).toBe('{"name":"zürich ✓"}');
+  });
+
+  it('refuses a declared length past the cap before reading', async () => {
+    const response = new Response('{}', { headers: { 'content-length': String(10 ** 9) } });
+    expect(await readCapped(response, 1024)).toBeUndefined();
+  });
+});
+
+describe('what the page checks before the engine validates', () => {
+  it('checks JSON, format and version only: the rest is the engine’s', () => {
+    expect(preflightTraceText('{')).toMatchObject({ ok: false });
+    expect(preflightTraceText('{"format":"har"}')).toMatchObject({ ok: false });
+    expect(preflightTraceText('{"format":"taskscope-trace","version":99}')).toMatchObject({ ok: false });
+    // Not a valid trace otherwise, but the page lets the engine say so.
+    expect(preflightTraceText('{"format":"taskscope-trace","version":1}')).toEqual({ ok: true });
   });
 });

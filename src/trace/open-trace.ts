@@ -1,15 +1,12 @@
 import { getEngine } from '../engine/bridge';
 import type { ReplaySpeed } from '../engine/messages';
-import { MAX_TRACE_BYTES, parseTraceText } from '../engine/trace/schema';
+import { MAX_TRACE_BYTES, preflightTraceText } from '../engine/trace/schema';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
 import { resetTaskRecords } from '../tasks/store';
 import { useTraffic } from '../traffic/store';
 import { useInbox } from '../inbox/store';
-
-/** The trace the empty task list links to, recorded from the demo receiver (npm run trace:demo). */
-export const DEMO_TRACE_URL = '/demo-trace.json';
 
 const refuse = (errors: string[]) => useReplay.setState({ errors, warnings: undefined, opening: false });
 
@@ -24,24 +21,25 @@ function freshConnection(): number {
 }
 
 /**
- * Replays a trace from its text. It is validated here first (to say plainly what is wrong, and to leave a live
- * connection alone when the file is refused), then again in the engine, which plays it with no receiver.
+ * Replays a trace from its text. The page checks only what is cheap (size, JSON, format and version), to say
+ * plainly what is wrong and leave a live connection alone when the file is not a trace at all; the engine
+ * validates the whole of it, off the page's thread, before it plays it with no receiver.
  */
 export async function openTraceText(
   text: string,
   speed: ReplaySpeed = useReplay.getState().speed,
 ): Promise<boolean> {
   useReplay.setState({ opening: true, errors: undefined, warnings: undefined });
-  const parsed = parseTraceText(text);
-  if (!parsed.ok) {
-    refuse(parsed.errors);
+  const checked = preflightTraceText(text);
+  if (!checked.ok) {
+    refuse(checked.errors);
     return false;
   }
   const id = freshConnection();
-  const { receiver } = parsed.trace;
   useConnection.setState({
     id,
-    url: receiver.url,
+    // The receiver's URL is shown once the engine has validated the trace it comes from.
+    url: '',
     headers: {},
     status: 'connecting',
     since: Date.now(),
@@ -64,6 +62,7 @@ export async function openTraceText(
     refuse(reply.errors);
     return false;
   }
+  if (useConnection.getState().id === id) useConnection.setState({ url: reply.info.receiverUrl });
   useReplay.setState({ info: reply.info, speed, warnings: reply.warnings, opening: false });
   return true;
 }
@@ -99,6 +98,35 @@ export function sameOriginTraceUrl(raw: string, base = window.location.href): UR
   return url;
 }
 
+/**
+ * The body as text, or undefined once it passes `maxBytes`: counted as it streams in, so a server that sends
+ * no content-length (or a false one) cannot make the page hold more.
+ */
+export async function readCapped(response: Response, maxBytes: number): Promise<string | undefined> {
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    parts.push(decoder.decode(value, { stream: true }));
+  }
+  parts.push(decoder.decode());
+  return parts.join('');
+}
+
 export async function openTraceUrl(
   raw: string,
   speed: ReplaySpeed = useReplay.getState().speed,
@@ -115,12 +143,12 @@ export async function openTraceUrl(
       refuse([`${url.pathname} answered HTTP ${response.status}`]);
       return false;
     }
-    const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > MAX_TRACE_BYTES) {
+    const text = await readCapped(response, MAX_TRACE_BYTES);
+    if (text === undefined) {
       refuse([`${url.pathname} is larger than ${MAX_TRACE_BYTES / 1024 / 1024} MB: not opened`]);
       return false;
     }
-    return await openTraceText(await response.text(), speed);
+    return await openTraceText(text, speed);
   } catch (error) {
     refuse([
       `${url.pathname} could not be loaded: ${error instanceof Error ? error.message : String(error)}`,

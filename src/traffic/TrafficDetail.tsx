@@ -5,8 +5,9 @@ import { CopyButton } from '../ui/CopyButton';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { formatClock } from '../tasks/core/ttl';
 import { useConnection } from '../state/connection';
-import { isSecretHeader, type HttpFacts, type TrafficEvent } from '../mcp';
-import { curlCommand } from './curl';
+import { useReplay } from '../state/replay';
+import { isOmittedBody, isSecretHeader, type HttpFacts, type TrafficEvent } from '../mcp';
+import { curlCommand, secretsWithheld } from './curl';
 import { formatBytes } from './format';
 import { ResendDialog } from './ResendDialog';
 import { useLiveReceiver } from './resend';
@@ -17,10 +18,7 @@ const JsonTree = lazy(() => import('../ui/JsonTree'));
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
 /** A body the log cut for its size cannot be copied or sent again as it was. */
-const wasCut = (event: TrafficEvent) => {
-  const m = event.message as { omitted?: unknown } | null;
-  return typeof m === 'object' && m !== null && 'omitted' in m && Object.keys(m).length === 1;
-};
+const wasCut = (event: TrafficEvent) => isOmittedBody(event.message);
 
 function Body({ label, event }: { label: string; event: TrafficEvent }) {
   return (
@@ -84,6 +82,7 @@ function HttpExchange({ http }: { http: HttpFacts }) {
 /** The opened row: request and answer side by side with the HTTP exchange, ways to copy them, and resend. */
 export function TrafficDetail({ row, onClose }: { row: TrafficRow; onClose: () => void }) {
   const connection = useConnection();
+  const replaying = useReplay((s) => s.connectionId !== undefined);
   const [includeSecrets, setIncludeSecrets] = useState(false);
   const [resend, setResend] = useState<null | 'as-is' | 'edit'>(null);
   const secretsId = useId();
@@ -93,9 +92,16 @@ export function TrafficDetail({ row, onClose }: { row: TrafficRow; onClose: () =
   const hasSecrets = Object.keys(connection.headers).some(isSecretHeader);
   const live = useLiveReceiver();
   const canResend = ourRequest && !wasCut(first) && first.method !== 'initialize';
+  const curlUrl = http?.url ?? connection.url;
+  const sameConnection = first.connectionId === connection.id && !replaying;
+  const withheld = includeSecrets
+    ? secretsWithheld({ url: curlUrl, connectionUrl: connection.url, sameConnection })
+    : undefined;
   const curl = () =>
     curlCommand({
-      url: http?.url ?? connection.url,
+      url: curlUrl,
+      connectionUrl: connection.url,
+      sameConnection,
       message: first.message,
       sentHeaders: http?.requestHeaders,
       personHeaders: connection.headers,
@@ -128,6 +134,14 @@ export function TrafficDetail({ row, onClose }: { row: TrafficRow; onClose: () =
                 />
                 include secrets
               </label>
+            )}
+            {withheld && (
+              <span
+                className="text-[11px] text-amber-700 dark:text-amber-400"
+                data-testid="curl-secrets-withheld"
+              >
+                kept redacted: {withheld}
+              </span>
             )}
           </>
         )}

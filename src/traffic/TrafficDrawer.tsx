@@ -50,7 +50,7 @@ function FilterBar() {
       <input
         type="search"
         value={filter.taskId}
-        onChange={(e) => setFilter({ taskId: e.target.value })}
+        onChange={(e) => setFilter({ taskId: e.target.value, taskExact: false })}
         placeholder="task id"
         aria-label="Filter by task id"
         spellCheck={false}

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { curlCommand, shellQuote } from './curl';
+import { curlCommand, secretsWithheld, shellQuote } from './curl';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(path.join(tmpdir(), 'taskscope-curl-'));
@@ -31,6 +31,8 @@ describe('shell quoting', () => {
       },
       sentHeaders: { 'content-type': 'application/json', 'x-note': hostile.replace(/\n/g, ' ') },
       personHeaders: {},
+      connectionUrl: 'http://127.0.0.1:9/mcp',
+      sameConnection: true,
       includeSecrets: false,
     });
     // `curl` replaced by a function that prints its arguments one per line, NUL-separated.
@@ -62,6 +64,8 @@ describe('curl command', () => {
       message,
       sentHeaders,
       personHeaders,
+      connectionUrl: 'http://r/mcp',
+      sameConnection: true,
       includeSecrets: false,
     });
     expect(redacted).not.toContain('s3cret');
@@ -76,10 +80,36 @@ describe('curl command', () => {
       message,
       sentHeaders,
       personHeaders,
+      connectionUrl: 'http://r/mcp',
+      sameConnection: true,
       includeSecrets: true,
     });
     expect(withSecrets).toContain(`-H 'authorization: Bearer s3cret'`);
     expect(withSecrets).toContain(`-H 'x-api-key: k-123'`);
+  });
+
+  it('keeps secrets redacted for a row sent elsewhere or seen on another connection, and says why', () => {
+    const foreign = {
+      url: 'http://other.example:8080/mcp',
+      message,
+      sentHeaders,
+      personHeaders,
+      connectionUrl: 'http://r/mcp',
+      sameConnection: true,
+      includeSecrets: true,
+    };
+    const command = curlCommand(foreign);
+    expect(command).not.toContain('s3cret');
+    expect(command).not.toContain('k-123');
+    expect(command).toContain(`-H 'authorization: [redacted]'`);
+    expect(secretsWithheld(foreign)).toContain('http://other.example:8080');
+    const earlier = { ...foreign, url: 'http://r/other-path', sameConnection: false };
+    expect(curlCommand(earlier)).not.toContain('s3cret');
+    expect(secretsWithheld(earlier)).toContain('earlier connection');
+    // Same origin, other path, current connection: the secrets were typed for this receiver.
+    const same = { ...earlier, sameConnection: true };
+    expect(secretsWithheld(same)).toBeUndefined();
+    expect(curlCommand(same)).toContain(`-H 'authorization: Bearer s3cret'`);
   });
 
   it('without a recorded exchange, builds the headers the connection sends', () => {
@@ -87,6 +117,8 @@ describe('curl command', () => {
       url: 'http://r/mcp',
       message,
       personHeaders,
+      connectionUrl: 'http://r/mcp',
+      sameConnection: true,
       sessionId: 'sess-1',
       protocolVersion: '2025-11-25',
       includeSecrets: false,

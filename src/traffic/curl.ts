@@ -23,6 +23,10 @@ export interface CurlInput {
   sentHeaders?: Record<string, string>;
   /** The headers the person typed for this connection: the real values behind the redacted ones. */
   personHeaders: Record<string, string>;
+  /** The current connection's URL: the person's secrets are for its origin only. */
+  connectionUrl: string;
+  /** Whether the row was seen on the current connection (not an earlier one, not a replay's). */
+  sameConnection: boolean;
   /** Session and protocol, for a request whose HTTP exchange was not seen (it never got an answer). */
   sessionId?: string;
   protocolVersion?: string;
@@ -47,10 +51,37 @@ function headersFor(input: CurlInput): Map<string, [string, string]> {
   return headers;
 }
 
+function originOf(url: string): string | undefined {
+  try {
+    const origin = new URL(url).origin;
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why the person's secret header values must not go into this row's command, or undefined when they may: they
+ * were typed for the current connection's receiver, and a row of another connection, or one sent to another
+ * origin, would hand them to a receiver they were never meant for.
+ */
+export function secretsWithheld(
+  input: Pick<CurlInput, 'url' | 'connectionUrl' | 'sameConnection'>,
+): string | undefined {
+  if (!input.sameConnection)
+    return 'this message is from an earlier connection or a replay, not the current one';
+  const rowOrigin = originOf(input.url);
+  const ours = originOf(input.connectionUrl);
+  if (rowOrigin === undefined || rowOrigin !== ours)
+    return `this message went to ${rowOrigin ?? 'an unknown origin'}, not to the connection’s ${ours ?? 'receiver'}`;
+  return undefined;
+}
+
 /** A curl command that sends the same request, every word shell-quoted; secrets redacted unless asked for. */
 export function curlCommand(input: CurlInput): string {
   const headers = headersFor(input);
   const person = lowerKeys(input.personHeaders);
+  const includeSecrets = input.includeSecrets && secretsWithheld(input) === undefined;
   const ordered = [
     ...FIRST.filter((name) => headers.has(name)),
     ...[...headers.keys()].filter((name) => !FIRST.includes(name) && !LEFT_TO_CURL.has(name)).sort(),
@@ -61,7 +92,7 @@ export function curlCommand(input: CurlInput): string {
     let value = recorded;
     if (isSecretHeader(lower) || recorded === REDACTED) {
       const real = person.get(lower)?.[1];
-      value = input.includeSecrets && real !== undefined ? real : REDACTED;
+      value = includeSecrets && real !== undefined ? real : REDACTED;
     }
     lines.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   }

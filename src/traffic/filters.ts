@@ -4,14 +4,22 @@ import type { RowKind, TrafficRow } from './rows';
 export interface TrafficFilter {
   /** A method exactly, or '' for any. */
   method: string;
-  /** Part of a task id, or '' for any. */
+  /** Part of a task id (typed), or one task's id exactly (taskExact), or '' for any. */
   taskId: string;
+  /** Set by a task's "Task traffic": that task's rows only, so t1 does not show t10's. */
+  taskExact: boolean;
   kind: RowKind | 'all';
   /** Text anywhere in the request's or the answer's body, any case. */
   search: string;
 }
 
-export const NO_FILTER: TrafficFilter = { method: '', taskId: '', kind: 'all', search: '' };
+export const NO_FILTER: TrafficFilter = {
+  method: '',
+  taskId: '',
+  taskExact: false,
+  kind: 'all',
+  search: '',
+};
 
 export const isFiltered = (filter: TrafficFilter): boolean =>
   filter.method !== '' || filter.taskId.trim() !== '' || filter.kind !== 'all' || filter.search.trim() !== '';
@@ -35,12 +43,14 @@ function textOf(event: TrafficEvent): string {
 /** The rows the filter lets through, in their order; the same array when nothing filters. */
 export function filterRows(rows: readonly TrafficRow[], filter: TrafficFilter): readonly TrafficRow[] {
   if (!isFiltered(filter)) return rows;
-  const task = filter.taskId.trim();
+  const task = filter.taskExact ? filter.taskId : filter.taskId.trim();
+  const taskMatches = (taskId: string | undefined) =>
+    filter.taskExact ? taskId === task : (taskId?.includes(task) ?? false);
   const search = filter.search.trim().toLowerCase();
   return rows.filter(
     (row) =>
       (filter.method === '' || row.method === filter.method) &&
-      (task === '' || (row.taskId?.includes(task) ?? false)) &&
+      (task === '' || taskMatches(row.taskId)) &&
       (filter.kind === 'all' || row.kind === filter.kind) &&
       (search === '' ||
         textOf(row.first).includes(search) ||

@@ -1,4 +1,5 @@
 import { MAX_LOGGED_MESSAGE_BYTES, relatedTaskId, type TrafficEvent } from '../mcp';
+import { isObject } from '../mcp/json';
 
 /** What the kind filter tells apart: a question (with its answer), a notification, or anything that failed. */
 export type RowKind = 'request' | 'notification' | 'error';
@@ -33,9 +34,7 @@ const MAX_AWAITED = 5_000;
 /** A JS object's own overhead, roughly: a log of tiny messages is bounded by the count cap anyway. */
 const EVENT_OVERHEAD = 256;
 
-type Obj = Record<string, unknown>;
-const asObject = (value: unknown): Obj | undefined =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Obj) : undefined;
+const asObject = (value: unknown) => (isObject(value) ? value : undefined);
 const asString = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
 
@@ -101,8 +100,8 @@ export interface TrafficLogState {
   /** The rows' cost, kept at or below TRAFFIC_BYTE_CAP. */
   bytes: number;
   nextN: number;
-  /** Request seq → row n, for requests still waiting for their answer. */
-  awaited: Map<number, number>;
+  /** Request (connection and seq, awaitKey) → row n, for requests still waiting for their answer. */
+  awaited: Map<string, number>;
 }
 
 export const emptyLog = (): TrafficLogState => ({
@@ -128,6 +127,9 @@ export function indexOfRow(rows: readonly TrafficRow[], n: number): number {
   return -1;
 }
 
+/** Seqs pair only within one connection: another connection's request with the same seq is not this answer's. */
+const awaitKey = (connectionId: number | undefined, seq: number) => `${connectionId ?? '-'}:${seq}`;
+
 /**
  * The log with `incoming` added: each answer joins its request's row (the tap paired them by requestSeq),
  * anything else opens a row. Then the oldest rows go until both caps hold. Returns a new state; the old one
@@ -145,11 +147,12 @@ export function addEvents(
   let { nextN, bytes, kept } = state;
   for (const event of incoming) {
     const { requestSeq } = event;
-    const awaitedN = requestSeq !== undefined ? awaited.get(requestSeq) : undefined;
+    const key = requestSeq !== undefined ? awaitKey(event.connectionId, requestSeq) : undefined;
+    const awaitedN = key !== undefined ? awaited.get(key) : undefined;
     const at = awaitedN !== undefined ? indexOfRow(rows, awaitedN) : -1;
     const before = rows[at];
-    if (requestSeq !== undefined && before) {
-      awaited.delete(requestSeq);
+    if (key !== undefined && before) {
+      awaited.delete(key);
       const row = buildRow(before.n, before.first, event);
       rows[at] = row;
       bytes += row.cost - before.cost;
@@ -161,7 +164,7 @@ export function addEvents(
     bytes += row.cost;
     kept += 1;
     if (event.kind === 'request') {
-      awaited.set(event.seq, row.n);
+      awaited.set(awaitKey(event.connectionId, event.seq), row.n);
       const oldest = awaited.keys().next();
       if (awaited.size > MAX_AWAITED && !oldest.done) awaited.delete(oldest.value);
     }
@@ -170,7 +173,7 @@ export function addEvents(
   for (let row = rows[0]; row && (bytes > caps.bytes || kept > caps.count); row = rows[++drop]) {
     bytes -= row.cost;
     kept -= row.answer ? 2 : 1;
-    if (!row.answer) awaited.delete(row.first.seq);
+    if (!row.answer) awaited.delete(awaitKey(row.first.connectionId, row.first.seq));
   }
   if (drop > 0) rows.splice(0, drop);
   return { rows, awaited, nextN, bytes, kept, total: state.total + incoming.length + dropped };

@@ -1,6 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { TrafficTap, type TrafficEvent } from '../mcp';
-import { TRAFFIC_BYTE_CAP, TRAFFIC_COUNT_CAP, trafficEvents, useTraffic } from './store';
+import {
+  TRAFFIC_BYTE_CAP,
+  TRAFFIC_COUNT_CAP,
+  showTaskTraffic,
+  trafficEvents,
+  trafficEventsOf,
+  useTraffic,
+  useTrafficView,
+} from './store';
 import { addEvents, emptyLog, taskIdOf } from './rows';
 import { filterRows, methodsOf, NO_FILTER } from './filters';
 
@@ -55,6 +63,26 @@ describe('pairing', () => {
     expect(trafficEvents().map((e) => e.direction)).toEqual(['in', 'out']);
   });
 
+  it('pairs only within a connection: another connection’s request with the same seq stays alone', () => {
+    // Two taps numbering from 0, as two connections (or a replay and a connection) could.
+    const first = recorder();
+    const second = recorder();
+    first.tap.record('out', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    second.tap.record('out', { jsonrpc: '2.0', id: 1, method: 'tasks/list' });
+    second.tap.record('in', { jsonrpc: '2.0', id: 1, result: { tasks: [] } });
+    const of = (events: TrafficEvent[], connectionId: number) => events.map((e) => ({ ...e, connectionId }));
+    useTraffic.getState().pushMany(of(first.events, 1));
+    useTraffic.getState().pushMany(of(second.events, 2));
+    const { rows } = useTraffic.getState();
+    expect(rows.map((r) => [r.method, r.answer !== undefined])).toEqual([
+      ['tools/list', false],
+      ['tasks/list', true],
+    ]);
+    expect(trafficEventsOf(2).map((e) => e.method)).toEqual(['tasks/list', 'tasks/list']);
+    expect(trafficEventsOf(1).map((e) => e.method)).toEqual(['tools/list']);
+    expect(trafficEventsOf(3)).toEqual([]);
+  });
+
   it('pairs an HTTP error with the request whose POST it refused', () => {
     const { tap, events } = recorder();
     tap.record('out', { jsonrpc: '2.0', id: 7, method: 'tasks/get', params: { taskId: 'x' } });
@@ -107,6 +135,25 @@ describe('filters', () => {
     ]);
     expect(filterRows(rows, { ...NO_FILTER, search: 'nowhere' })).toHaveLength(0);
     expect(methodsOf(rows)).toEqual(['notifications/progress', 'tasks/get']);
+  });
+
+  it('a task’s own traffic matches its id exactly; typed text still matches part of one', () => {
+    const near = recorder();
+    for (const [id, taskId] of [
+      [1, 't1'],
+      [2, 't10'],
+      [3, 'xt1'],
+    ] as const)
+      near.tap.record('out', { jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId } });
+    const nearRows = addEvents(emptyLog(), near.events).rows;
+    showTaskTraffic('t1');
+    const exact = useTrafficView.getState().filter;
+    expect(filterRows(nearRows, exact).map((r) => r.taskId)).toEqual(['t1']);
+    expect(filterRows(nearRows, { ...NO_FILTER, taskId: 't1' }).map((r) => r.taskId)).toEqual([
+      't1',
+      't10',
+      'xt1',
+    ]);
   });
 });
 

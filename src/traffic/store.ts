@@ -19,7 +19,12 @@ export const useTraffic = create<TrafficState>()((set) => ({
   clear: () => set(emptyLog()),
 }));
 
-/** Every event the log keeps, in the order they happened (for export). */
+/** The events the log keeps of one connection (or replay), oldest first: what its exports and checks read. */
+export function trafficEventsOf(connectionId: number): TrafficEvent[] {
+  return trafficEvents().filter((event) => event.connectionId === connectionId);
+}
+
+/** Every event the log keeps, in the order they happened. */
 export function trafficEvents(): TrafficEvent[] {
   const events: TrafficEvent[] = [];
   for (const row of useTraffic.getState().rows) {
@@ -85,7 +90,7 @@ export const useTrafficView = create<TrafficViewState>()((set) => ({
 export function showTaskTraffic(taskId: string): void {
   useTrafficView.setState({
     open: true,
-    filter: { ...NO_FILTER, taskId },
+    filter: { ...NO_FILTER, taskId, taskExact: true },
     selected: null,
     follow: true,
   });

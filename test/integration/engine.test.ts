@@ -53,6 +53,34 @@ describe('the engine behind a message boundary', () => {
     expect(all.some((b) => b.traffic.some((e) => e.method === 'tasks/get'))).toBe(true);
   });
 
+  it('a resent task-augmented tools/call starts a task that is followed like one run from the form', async () => {
+    receiver = await startDemoReceiver();
+    engine = engineOverChannel();
+    const { bridge, tasks } = engine;
+    const connected = await bridge.request({
+      type: 'connect',
+      connectionId: 1,
+      url: receiver.url,
+      headers: {},
+      settings,
+    });
+    expect(connected.ok).toBe(true);
+    const resent = await bridge.request({
+      type: 'resend',
+      method: 'tools/call',
+      params: {
+        name: 'slow_job',
+        arguments: { durationMs: 300, steps: 1, pollIntervalMs: 50 },
+        task: { ttl: 60_000 },
+      },
+    });
+    if (!resent.ok) throw new Error(resent.error.message);
+    const taskId = (resent.result as { task: { taskId: string } }).task.taskId;
+    await waitFor(() => tasks.getState().tasks.get(taskId)?.result.state === 'fetched', 10_000);
+    const record = tasks.getState().tasks.get(taskId)!;
+    expect(record).toMatchObject({ origin: 'created', tool: 'slow_job', status: 'completed' });
+  });
+
   it('connect racing itself: the later connect wins and the earlier session is closed', async () => {
     receiver = await startDemoReceiver();
     engine = engineOverChannel();

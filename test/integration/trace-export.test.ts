@@ -103,6 +103,12 @@ describe('trace and HAR export from a real engine against the demo receiver', ()
     expect(trace.receiver.url).toContain('team=blue');
     expect(trace.redacted).toEqual(['?api_key', 'Authorization']);
     expect(trace.receiver.headers).toEqual({ Authorization: '[redacted]', 'X-Team': 'blue' });
+    // The live session id stays out of the file; a pseudonym stands for it in every place it was.
+    const liveSession = sources.receiver.sessionId!;
+    expect(liveSession).toBeTruthy();
+    expect(text).not.toContain(liveSession);
+    expect(trace.receiver.sessionId).toBe('session-1');
+    expect(JSON.stringify(buildHar(trace))).not.toContain(liveSession);
 
     const read = parseTraceText(text);
     if (!read.ok) throw new Error(read.errors.join('\n'));
@@ -121,6 +127,7 @@ describe('trace and HAR export from a real engine against the demo receiver', ()
 
     const withSecrets = buildTrace(sources, { includeSecrets: true });
     expect(JSON.stringify(withSecrets)).toContain('sekrit-value');
+    expect(withSecrets.receiver.sessionId).toBe(sources.receiver.sessionId);
     expect(withSecrets.redacted).toEqual([]);
 
     const har = buildHar(read.trace);

@@ -71,6 +71,8 @@ describe('copy as curl, run with curl against the demo receiver', () => {
 
     const redacted = curlCommand({
       url: http.url,
+      connectionUrl: http.url,
+      sameConnection: true,
       message: request.message,
       sentHeaders: http.requestHeaders,
       personHeaders,
@@ -79,6 +81,8 @@ describe('copy as curl, run with curl against the demo receiver', () => {
     expect(redacted).not.toContain('curl-test-secret');
     const command = curlCommand({
       url: http.url,
+      connectionUrl: http.url,
+      sameConnection: true,
       message: request.message,
       sentHeaders: http.requestHeaders,
       personHeaders,
@@ -102,6 +106,8 @@ describe('copy as curl, run with curl against the demo receiver', () => {
     const { request, answer } = recorded(lastId('tasks/get'));
     const command = curlCommand({
       url: answer.http!.url,
+      connectionUrl: answer.http!.url,
+      sameConnection: true,
       message: request.message,
       sentHeaders: answer.http!.requestHeaders,
       personHeaders,
@@ -123,6 +129,8 @@ describe('copy as curl, run with curl against the demo receiver', () => {
     const { request, answer } = recorded(lastId('tools/call'));
     const command = curlCommand({
       url: answer.http!.url,
+      connectionUrl: answer.http!.url,
+      sameConnection: true,
       message: request.message,
       sentHeaders: answer.http!.requestHeaders,
       personHeaders,
@@ -152,6 +160,8 @@ describe('copy as curl on a 2026-07-28 receiver', () => {
       expect(headers['mcp-protocol-version']).toBe('2026-07-28');
       const command = curlCommand({
         url: answer.http!.url,
+        connectionUrl: answer.http!.url,
+        sameConnection: true,
         message: request.message,
         sentHeaders: headers,
         personHeaders: {},

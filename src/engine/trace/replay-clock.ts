@@ -38,6 +38,10 @@ export class VirtualClock implements Clock {
   private realTimer: unknown;
   /** Set while runUntil drives time: real timers stay off so nothing fires out of turn. */
   private driving = false;
+  /** Whether time runs once the drive is over: play and pause commands that come during it are held here. */
+  private playAfterDrive = false;
+  /** A disposed clock stays stopped: a seek still driving when its replay was replaced must not start it. */
+  private disposed = false;
 
   constructor(
     start: number,
@@ -51,6 +55,7 @@ export class VirtualClock implements Clock {
     this.running ? this.virtualAt + (this.real.now() - this.realAt) * this.rate : this.virtualAt;
 
   setTimeout = (fn: () => void, ms: number): unknown => {
+    if (this.disposed) return 0;
     const wait = Number.isFinite(ms) ? Math.max(0, ms) : ms > 0 ? Infinity : 0;
     const timer = { id: this.nextId++, due: this.now() + wait, fn };
     this.timers.set(timer.id, timer);
@@ -77,6 +82,11 @@ export class VirtualClock implements Clock {
   }
 
   play(): void {
+    if (this.disposed) return;
+    if (this.driving) {
+      this.playAfterDrive = true;
+      return;
+    }
     if (this.running) return;
     this.realAt = this.real.now();
     this.running = true;
@@ -84,6 +94,7 @@ export class VirtualClock implements Clock {
   }
 
   pause(): void {
+    if (this.driving) this.playAfterDrive = false;
     if (!this.running) return;
     this.virtualAt = this.now();
     this.running = false;
@@ -107,12 +118,15 @@ export class VirtualClock implements Clock {
    * (its awaited fetches answer from the recording at once) before the next. Time then stands at `target`.
    */
   async runUntil(target: number, settle: () => Promise<void>): Promise<void> {
+    if (this.disposed) return;
     const wasRunning = this.running;
     if (wasRunning) this.pause();
     this.driving = true;
+    this.playAfterDrive = wasRunning;
     this.arm();
     try {
       for (;;) {
+        if (this.disposed) return;
         const next = this.earliest();
         if (!next || next.due > target) break;
         this.timers.delete(next.id);
@@ -124,12 +138,14 @@ export class VirtualClock implements Clock {
     } finally {
       this.driving = false;
     }
-    if (wasRunning) this.play();
+    if (this.disposed) return;
+    if (this.playAfterDrive) this.play();
     else this.arm();
   }
 
-  /** Stops every timer for good. */
+  /** Stops every timer for good: nothing starts it again. */
   dispose(): void {
+    this.disposed = true;
     this.timers.clear();
     this.running = false;
     this.arm();

@@ -102,6 +102,65 @@ describe('VirtualClock', () => {
   });
 });
 
+describe('VirtualClock: dispose and seeks', () => {
+  it('never restarts once disposed: runUntil, play and new timers do nothing', async () => {
+    const real = fakeRealTimers();
+    const clock = new VirtualClock(1_000, real.timers);
+    const fired: number[] = [];
+    clock.setTimeout(() => fired.push(1), 100);
+    clock.dispose();
+    await clock.runUntil(10_000, macrotask);
+    clock.play();
+    clock.setTimeout(() => fired.push(2), 10);
+    await real.advance(60_000);
+    expect(fired).toEqual([]);
+    expect(clock.playing).toBe(false);
+    expect(clock.now()).toBe(1_000);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('stops a drive disposed half-way, and does not start playing after it', async () => {
+    const real = fakeRealTimers();
+    const clock = new VirtualClock(0, real.timers);
+    const fired: number[] = [];
+    clock.setTimeout(() => {
+      fired.push(1);
+      clock.dispose();
+    }, 10);
+    clock.setTimeout(() => fired.push(2), 20);
+    clock.play();
+    await clock.runUntil(100, macrotask);
+    expect(fired).toEqual([1]);
+    expect(clock.playing).toBe(false);
+  });
+
+  it('holds a play that comes during a seek’s drive until the drive is over', async () => {
+    const real = fakeRealTimers();
+    const clock = new VirtualClock(0, real.timers);
+    const seen: Array<[number, boolean]> = [];
+    clock.setTimeout(() => clock.play(), 10);
+    clock.setTimeout(() => seen.push([clock.now(), clock.playing]), 20);
+    await clock.runUntil(50, macrotask);
+    // During the drive time moved only by the drive, and stood still between timers.
+    expect(seen).toEqual([[20, false]]);
+    expect(clock.now()).toBe(50);
+    expect(clock.playing).toBe(true);
+    await real.advance(10);
+    expect(clock.now()).toBe(60);
+  });
+
+  it('keeps a paused replay paused when a pause comes during the drive of a playing one', async () => {
+    const real = fakeRealTimers();
+    const clock = new VirtualClock(0, real.timers);
+    clock.play();
+    clock.setTimeout(() => clock.pause(), 10);
+    await clock.runUntil(50, macrotask);
+    expect(clock.playing).toBe(false);
+    await real.advance(1_000);
+    expect(clock.now()).toBe(50);
+  });
+});
+
 describe('RecordedPort', () => {
   it('answers tasks/get with what the task said last at the current virtual time, and -32602 after its purge', async () => {
     const trace = demoTrace();

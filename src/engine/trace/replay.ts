@@ -228,8 +228,11 @@ export class ReplaySession {
           : event;
       events.push({ at, run: () => this.out.inbox(relabelled) });
     }
-    for (const event of this.trace.traffic)
-      events.push({ at: event.wallTime, run: () => this.out.traffic(event) });
+    for (const event of this.trace.traffic) {
+      // The replay is one connection of the page: the recording's own connection numbers mean nothing here.
+      const relabelled = { ...event, connectionId: this.connectionId };
+      events.push({ at: event.wallTime, run: () => this.out.traffic(relabelled) });
+    }
     events.push({ at: this.end, run: () => this.finish() });
     // Stable: events of one moment keep the order the recording had.
     return events

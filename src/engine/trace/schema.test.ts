@@ -98,7 +98,7 @@ function sampleTrace(): Trace {
         kind: 'request',
         method: 'tasks/get',
         id: 3,
-        bytes: 60,
+        bytes: 71,
         message: { jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId: 't-1' } },
       },
       {
@@ -109,7 +109,7 @@ function sampleTrace(): Trace {
         kind: 'response',
         method: 'tasks/get',
         id: 3,
-        bytes: 80,
+        bytes: 71,
         httpStatus: 200,
         requestSeq: 1,
         latencyMs: 10,
@@ -247,6 +247,38 @@ describe('parseTrace', () => {
       '1 traffic message bodies were nested too deep or too large to show whole; they are cut',
     ]);
     expect(JSON.stringify(result.trace.traffic[0]!.message)).toContain('nested deeper than Taskscope shows');
+  });
+
+  it('recomputes each traffic body’s size instead of trusting the file', () => {
+    const result = parseTrace(
+      mutated((t) => {
+        t.traffic[0].bytes = 999_999_999;
+        t.traffic[1].bytes = -1;
+        t.traffic.push({
+          ...t.traffic[1],
+          seq: 3,
+          message: { omitted: '500000 bytes, too large' },
+          bytes: 500_000,
+        });
+      }),
+    );
+    if (!result.ok) throw new Error(result.errors.join('\n'));
+    expect(result.trace.traffic.map((e) => e.bytes)).toEqual([71, 71, 500_000]);
+  });
+
+  it('refuses a recording longer than a day, or with times far outside its span, saying why', () => {
+    expect(errorsOf(mutated((t) => (t.endedAt = t.startedAt + 25 * 3_600_000)))[0]).toMatch(
+      /^endedAt: the recording spans more than 24 hours/,
+    );
+    expect(errorsOf(mutated((t) => (t.endedAt = t.startedAt - 1)))[0]).toMatch(/ends before it starts/);
+    expect(errorsOf(mutated((t) => (t.traffic[1].wallTime = 9e12)))[0]).toMatch(
+      /^traffic\[1\]\.wallTime: a time more than a minute outside/,
+    );
+    expect(errorsOf(mutated((t) => (t.tasks[0].entries[2].at = -5e6)))[0]).toMatch(
+      /^tasks\[0\]\.entries\[2\]\.at/,
+    );
+    // Within a minute of the span is a clock read a moment apart, not a lie.
+    expect(parseTrace(mutated((t) => (t.traffic[1].wallTime = t.endedAt + 30_000))).ok).toBe(true);
   });
 
   it('says which top-level fields it ignored', () => {

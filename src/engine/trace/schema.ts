@@ -10,6 +10,7 @@ import {
   MAX_STATUS_MESSAGE,
   MAX_TASK_ID,
   TASK_STATUSES,
+  isOmittedBody,
   limitJson,
   type ClassifiedError,
   type HttpFacts,
@@ -338,6 +339,7 @@ const httpFacts = z.object({
 
 const trafficEvent = z.object({
   seq: z.number().int(),
+  connectionId: z.number().int().optional(),
   at: ms,
   wallTime: ms,
   direction: z.enum(['out', 'in']),
@@ -412,6 +414,46 @@ noFieldsDiffer<
   | KeyDiff<HttpFacts, NonNullable<TrafficItem['http']>>
 >({});
 
+/** A recording longer than this is refused: the scrubber and the replay's timers would mean nothing over it. */
+export const MAX_TRACE_SPAN_MS = 24 * 60 * 60 * 1000;
+/** How far a recorded time may lie outside startedAt…endedAt (clocks read a moment apart, rounding). */
+const SPAN_SLACK_MS = 60_000;
+
+const encoder = new TextEncoder();
+
+/**
+ * A message's size as JSON, recomputed: the file's number could make a tiny body look huge (or the reverse)
+ * in every size the views show. A note the log put in place of a body keeps the file's size of what it
+ * replaced (nothing else knows it), bounded by what a trace can hold.
+ */
+function trafficBytes(event: TrafficEvent): number {
+  if (isOmittedBody(event.message)) return Math.max(-1, Math.min(event.bytes, MAX_TRACE_BYTES));
+  try {
+    return encoder.encode(JSON.stringify(event.message)).length;
+  } catch {
+    return -1;
+  }
+}
+
+/** The first recorded time outside the trace's span, described, or undefined when all lie within it. */
+function timeOutsideSpan(trace: Trace): string | undefined {
+  const from = trace.startedAt - SPAN_SLACK_MS;
+  const to = trace.endedAt + SPAN_SLACK_MS;
+  const outside = (at: number | undefined) => at !== undefined && (at < from || at > to);
+  for (const [i, task] of trace.tasks.entries()) {
+    if (outside(task.firstSeenAt)) return `tasks[${i}].firstSeenAt`;
+    for (const [j, entry] of task.entries.entries())
+      if (outside(entry.at)) return `tasks[${i}].entries[${j}].at`;
+  }
+  for (const [i, event] of trace.traffic.entries())
+    if (outside(event.wallTime)) return `traffic[${i}].wallTime`;
+  for (const [i, event] of trace.inbox.entries()) {
+    const at = event.kind === 'asked' ? event.request.receivedAt : event.at;
+    if (outside(at)) return `inbox[${i}]`;
+  }
+  return undefined;
+}
+
 export type ParseTraceResult =
   { ok: true; trace: Trace; warnings: string[] } | { ok: false; errors: string[] };
 
@@ -460,6 +502,22 @@ export function parseTrace(json: unknown): ParseTraceResult {
   const trace: Trace = parsed.data;
   const out: string[] = [];
 
+  if (!(trace.endedAt >= trace.startedAt))
+    return { ok: false, errors: ['endedAt: the recording ends before it starts'] };
+  if (trace.endedAt - trace.startedAt > MAX_TRACE_SPAN_MS)
+    return {
+      ok: false,
+      errors: [
+        `endedAt: the recording spans more than ${MAX_TRACE_SPAN_MS / 3_600_000} hours; Taskscope replays up to that`,
+      ],
+    };
+  const stray = timeOutsideSpan(trace);
+  if (stray)
+    return {
+      ok: false,
+      errors: [`${stray}: a time more than a minute outside the recording's startedAt…endedAt`],
+    };
+
   const seen = new Set<string>();
   for (const task of trace.tasks) {
     if (seen.has(task.taskId))
@@ -468,7 +526,8 @@ export function parseTrace(json: unknown): ParseTraceResult {
   }
 
   let cut = 0;
-  trace.traffic = trace.traffic.map((event) => {
+  trace.traffic = trace.traffic.map((read) => {
+    const event = { ...read, bytes: trafficBytes(read) };
     const limited = limitJson(event.message, TRAFFIC_BODY_LIMITS);
     if (!limited.cut) return event;
     cut++;
@@ -482,6 +541,26 @@ export function parseTrace(json: unknown): ParseTraceResult {
   if (extra.length > 0)
     out.push(`ignored fields this Taskscope does not know: ${extra.slice(0, 10).join(', ').slice(0, 300)}`);
   return { ok: true, trace, warnings: out };
+}
+
+/**
+ * What the page checks before it hands a file to the engine: size, JSON, format and version, each in one
+ * sentence. The whole validation runs in the engine (parseTrace), off the page's thread.
+ */
+export function preflightTraceText(textContent: string): { ok: true } | { ok: false; errors: string[] } {
+  if (textContent.length > MAX_TRACE_BYTES)
+    return { ok: false, errors: [`the file is larger than ${MAX_TRACE_BYTES / 1024 / 1024} MB`] };
+  let json: unknown;
+  try {
+    json = JSON.parse(textContent);
+  } catch (error) {
+    return {
+      ok: false,
+      errors: [`not JSON: ${error instanceof Error ? error.message.slice(0, 200) : 'parse error'}`],
+    };
+  }
+  const headerError = checkHeader(json);
+  return headerError ? { ok: false, errors: [headerError] } : { ok: true };
 }
 
 /** Reads a trace file's text: refused past MAX_TRACE_BYTES before JSON.parse sees it. */
