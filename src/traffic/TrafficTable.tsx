@@ -2,7 +2,7 @@ import { memo, useCallback, useLayoutEffect, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { ArrowDownLeft, ArrowUpRight } from 'lucide-react';
 import { focusRing } from '../ui/Button';
-import { useListNavigation } from '../ui/useKeymap';
+import { useVirtualListNavigation } from '../ui/useVirtualListNavigation';
 import { formatClock } from '../tasks/core/ttl';
 import { indexOfRow, type TrafficRow } from './rows';
 import { formatBytes } from './format';
@@ -145,28 +145,11 @@ export function TrafficTable({
     noteAnchor();
   }, [rows, following, noteAnchor]);
 
-  const navigate = useListNavigation((from, step) => {
-    const parent = scrollRef.current;
-    const row = from.closest<HTMLElement>('[data-index]');
-    if (!parent || !row) return false;
-    const next = Number(row.dataset.index) + step;
-    if (next < 0 || next >= rows.length) return false;
-    virtualizer.scrollToIndex(next);
-    // The neighbour is normally drawn already (overscan); after a jump it is drawn a frame or two later.
-    const focusRow = (triesLeft: number) => {
-      const target = parent.querySelector<HTMLElement>(`[data-index="${next}"] [data-keynav-item]`);
-      if (target) target.focus();
-      else if (triesLeft > 0) requestAnimationFrame(() => focusRow(triesLeft - 1));
-    };
-    focusRow(5);
-    return true;
-  });
-  const setScroll = useCallback(
-    (element: HTMLDivElement | null) => {
-      scrollRef.current = element;
-      return navigate(element);
-    },
-    [navigate],
+  const setScroll = useVirtualListNavigation(
+    scrollRef,
+    rows.length,
+    (index) => virtualizer.scrollToIndex(index),
+    (row) => row.querySelector<HTMLElement>('[data-keynav-item]'),
   );
 
   return (

@@ -1,8 +1,6 @@
-import { useCallback, useRef, type ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useListNavigation } from './useKeymap';
-
-const FOCUSABLE = 'button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])';
+import { useVirtualListNavigation } from './useVirtualListNavigation';
 
 /**
  * A scrolling list of fixed-height rows keyed by id, drawing only the rows in view (plus `overscan`): a
@@ -31,29 +29,8 @@ export function VirtualRows({
     overscan,
   });
 
-  const navigate = useListNavigation((from, step) => {
-    const parent = parentRef.current;
-    const row = from.closest<HTMLElement>('[data-index]');
-    if (!parent || !row) return false;
-    const next = Number(row.dataset.index) + step;
-    if (next < 0 || next >= ids.length) return false;
-    virtualizer.scrollToIndex(next);
-    // The neighbour is normally drawn already (overscan); after a jump it is drawn a frame or two later.
-    const focusRow = (triesLeft: number) => {
-      const target = parent.querySelector<HTMLElement>(`[data-index="${next}"]`);
-      const focusable = target?.matches(FOCUSABLE) ? target : target?.querySelector<HTMLElement>(FOCUSABLE);
-      if (focusable) focusable.focus();
-      else if (triesLeft > 0) requestAnimationFrame(() => focusRow(triesLeft - 1));
-    };
-    focusRow(5);
-    return true;
-  });
-  const setParent = useCallback(
-    (element: HTMLDivElement | null) => {
-      parentRef.current = element;
-      return navigate(element);
-    },
-    [navigate],
+  const setParent = useVirtualListNavigation(parentRef, ids.length, (index) =>
+    virtualizer.scrollToIndex(index),
   );
 
   return (
