@@ -30,7 +30,7 @@ export const FAULT_DESCRIPTIONS = {
   'jumpy-poll-interval': 'pollInterval changes on every answer (poll-interval-stable: info)',
   'no-ttl': 'tasks/get answers carry no ttl (ttl-present: fail)',
   'purge-early':
-    'tasks vanish (-32602) 300 ms after they end, long before their ttl (ttl-not-purged-early: fail)',
+    'tasks vanish (-32602) half way through their run, while still working, long before their ttl (ttl-not-purged-early: fail)',
   'keep-beyond-ttl': 'ended tasks are never purged (ttl-not-kept-beyond: warn)',
   'terminal-changes': 'an ended task reads "working" again 300 ms later (status-transitions: fail)',
   'created-at-moves': 'createdAt is the time of each answer (created-at-fixed: fail)',
@@ -49,6 +49,10 @@ export const FAULT_DESCRIPTIONS = {
   'rate-limit-no-retry-after':
     'every third tasks/get gets HTTP 429 without Retry-After (rate-limit-retry-after: info)',
   'list-refused': 'tasks/list is declared but answers -32601 (capability-tasks-list: fail)',
+  'bogus-cursor-accepted':
+    'tasks/list answers a cursor it never issued with the first page, not -32602 (list-paging: fail)',
+  'undeclared-list-answered':
+    'tasks.list is not declared, yet tasks/list answers a page, not -32601 (undeclared-method-refused: info)',
   'cancel-refused': 'tasks/cancel is declared but answers -32601 (capability-tasks-cancel: fail)',
   'required-runs-plain':
     'a plain call of the task-required tool `job` is run and answered (tool-task-support: fail)',
@@ -203,6 +207,9 @@ export function faultSpec(faults: readonly FaultName[], registry: Set<Held>): Ca
   let getCount = 0;
 
   return {
+    ...(on.has('undeclared-list-answered')
+      ? { tasksCapability: { cancel: {}, requests: { tools: { call: {} } } } }
+      : {}),
     seed: () => [],
     tools: () => [
       {
@@ -294,9 +301,16 @@ export function faultSpec(faults: readonly FaultName[], registry: Set<Held>): Ca
       if (!p) return notFound(rpc);
       const now = Date.now();
       const { status } = statusAt(p, now);
-      if (TERMINAL.has(status)) {
+      // terminal-changes only says working again; the task has ended all the same, and a cancel says so.
+      const ended = TERMINAL.has(status) || now >= p.createdAt + p.durationMs;
+      if (ended) {
         if (on.has('terminal-cancel-accepted')) return result(rpc.res, rpc.id, view(p, now));
-        return rpcError(rpc.res, rpc.id, -32602, `Cannot cancel: already ${status}`);
+        return rpcError(
+          rpc.res,
+          rpc.id,
+          -32602,
+          `Cannot cancel: already ${TERMINAL.has(status) ? status : p.outcome}`,
+        );
       }
       p.cancelledAt = now;
       result(rpc.res, rpc.id, view(p, now));
@@ -305,7 +319,9 @@ export function faultSpec(faults: readonly FaultName[], registry: Set<Held>): Ca
       if (on.has('list-refused')) return rpcError(rpc.res, rpc.id, -32601, 'Method not found: tasks/list');
       const now = Date.now();
       const live = order.map((id) => find(id, now)).filter((p): p is Plan => p !== undefined);
-      const offset = cursor === undefined ? 0 : Number(/^f(\d+)$/.exec(cursor)?.[1] ?? NaN);
+      let offset = cursor === undefined ? 0 : Number(/^f(\d+)$/.exec(cursor)?.[1] ?? NaN);
+      // The fault: a cursor it never handed out is taken as the start.
+      if (!Number.isInteger(offset) && on.has('bogus-cursor-accepted')) offset = 0;
       if (!Number.isInteger(offset)) return rpcError(rpc.res, rpc.id, -32602, 'Invalid cursor');
       const tasks = live.slice(offset, offset + PAGE_SIZE).map((p) => view(p, now));
       const next = offset + PAGE_SIZE;

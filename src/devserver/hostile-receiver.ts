@@ -182,7 +182,7 @@ export function createHostileHandler(): HostileHandler & { reset(name?: CaseName
             protocolVersion: PROTOCOL_VERSION,
             capabilities: {
               tools: {},
-              tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+              tasks: c.spec.tasksCapability ?? { list: {}, cancel: {}, requests: { tools: { call: {} } } },
             },
             serverInfo: { name: `hostile-${c.name}`, version: '0' },
             instructions: `Taskscope's hostile receiver, case "${c.name}": ${c.description}. It misbehaves on purpose, to test clients.`,

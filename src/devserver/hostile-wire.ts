@@ -189,6 +189,8 @@ export interface CaseSpec {
   call?(rpc: Rpc): void;
   /** Answers tasks/cancel itself. */
   cancel?(rpc: Rpc): void;
+  /** The `tasks` capability initialize declares (the default: list, cancel and task-augmented tools/call). */
+  tasksCapability?: Record<string, unknown>;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -2,6 +2,16 @@ import type { ToolInfo } from '../mcp';
 
 /** What the report card's active check will do, and with which tools: shared by the engine and the page. */
 
+/** The check's time limits, said in its confirmation as they are: per request, and for the whole check. */
+export const CHECK_LIMITS = {
+  /** tasks/get and every other short request. */
+  requestMs: 10_000,
+  /** The tools/call that starts a task. */
+  createMs: 30_000,
+  /** The whole check: past this it stops itself as Stop would (and cancels what it started). */
+  overallMs: 180_000,
+};
+
 /** tasks/list pages followed at most by the check, and tasks read at most. */
 export const CHECK_MAX_PAGES = 20;
 export const CHECK_MAX_LISTED = 2_000;

@@ -1,3 +1,4 @@
+import { eachPage, normaliseTool, type ToolInfo } from '../mcp';
 import type { ActiveCheckState } from '../tasks/core/report/report-types';
 import { ActiveCheck, type CheckTarget } from './active-check';
 import type { Connection } from './connection';
@@ -37,7 +38,21 @@ function targetFor(conn: Connection): CheckTarget {
     era: conn.holder.era,
     support: conn.api.support,
     request: (method, params, options) => conn.holder.request(method, params, options),
-    listTools: async () => (await conn.api.listTools()).tools,
+    // tools/list paged by hand so that each page carries the check's deadline and stop signal.
+    listTools: async (options) => {
+      const tools: ToolInfo[] = [];
+      const era = conn.holder.era;
+      await eachPage(
+        { request: (method, params) => conn.holder.request(method, params, options) },
+        'tools/list',
+        'tools',
+        (item) => {
+          const read = normaliseTool(item, { era });
+          if (read.tool) tools.push(read.tool);
+        },
+      );
+      return tools;
+    },
     created: (taskId, created, call, sentAt) => {
       if (!conn.closed)
         conn.tracker.track(taskId, {

@@ -50,15 +50,25 @@ interface WireTask {
  * normalising. `forcedTtl` is server-everything's habit (every ttl 300 s); `acceptsTerminalCancel` a fault.
  */
 function scripted(
-  options: { forcedTtl?: number; acceptsTerminalCancel?: boolean; onRequest?: (method: string) => void } = {},
+  options: {
+    forcedTtl?: number;
+    acceptsTerminalCancel?: boolean;
+    /** Deletes a task as soon as it is cancelled (2025-11-25 allows it). */
+    deletesOnCancel?: boolean;
+    onRequest?: (method: string) => void;
+  } = {},
 ) {
+  const listToolsOptions: Array<{ timeoutMs: number; signal: AbortSignal }> = [];
   const tasks = new Map<string, WireTask>();
   const calls: string[] = [];
   let next = 0;
   const target: CheckTarget = {
     era: '2025-11-25',
     support: { list: true, cancel: true, toolCall: true },
-    listTools: () => Promise.resolve([tool('work', 'required', { type: 'object' })]),
+    listTools: (listOptions) => {
+      listToolsOptions.push(listOptions);
+      return Promise.resolve([tool('work', 'required', { type: 'object' })]);
+    },
     request: (method, params, { signal }) => {
       calls.push(method);
       options.onRequest?.(method);
@@ -93,6 +103,7 @@ function scripted(
           if (task.status !== 'working' && !options.acceptsTerminalCancel)
             return Promise.reject(rpcError(-32602, 'already ended'));
           task.status = 'cancelled';
+          if (options.deletesOnCancel) tasks.delete(taskId);
           return Promise.resolve(task);
         case 'tasks/list':
           return params.cursor
@@ -103,7 +114,7 @@ function scripted(
       }
     },
   };
-  return { target, calls };
+  return { target, calls, listToolsOptions };
 }
 
 async function runUnderFakeTime(check: ActiveCheck) {
@@ -139,6 +150,31 @@ describe('the active check, step by step', () => {
     const fails = state.findings.filter((f) => f.verdict === 'fail');
     expect(fails.map((f) => f.id)).toEqual(['terminal-cancel-refused']);
     expect(fails[0]?.firstOffence).toMatchObject({ taskId: 't1', detail: expect.stringMatching(/accepted/) });
+  });
+
+  it('asks tools/list with the deadline and the stop signal of every other request', async () => {
+    const { target, listToolsOptions } = scripted();
+    const check = new ActiveCheck(target);
+    await runUnderFakeTime(check);
+    expect(listToolsOptions).toHaveLength(1);
+    expect(listToolsOptions[0]?.timeoutMs).toBe(10_000);
+    expect(listToolsOptions[0]?.signal).toBe(check.signal);
+  });
+
+  it('does not call a task deleted right after its cancel purged early (receivers may delete it)', async () => {
+    const { target } = scripted({ deletesOnCancel: true });
+    const state = await runUnderFakeTime(new ActiveCheck(target));
+    expect(state.findings.find((f) => f.id === 'ttl-not-purged-early')).toBeUndefined();
+    expect(state.findings.filter((f) => f.verdict === 'fail')).toEqual([]);
+    expect(state.findings.find((f) => f.id === 'capability-tasks-cancel')?.reason).toMatch(/gone/);
+  });
+
+  it('stops itself at its overall limit, says so, and cancels what it started', async () => {
+    const { target, calls } = scripted();
+    const state = await runUnderFakeTime(new ActiveCheck(target, { timing: { overallMs: 1_000 } }));
+    expect(state.stopped).toBe(true);
+    expect(state.steps.find((s) => s.state === 'stopped')?.note).toMatch(/overall limit of 1 s/);
+    expect(calls.at(-1)).toBe('tasks/cancel');
   });
 
   it('stops when asked, mid-step, and cancels the running task it started', async () => {

@@ -20,6 +20,7 @@ const LIVE_ONLY = new Set<Command['type']>([
   'answer',
   'resend',
   'clearHistory',
+  'checkReceiver',
 ]);
 
 const REFUSED: ClassifiedError = {
@@ -170,6 +171,8 @@ function refusal(type: Command['type']): Replies[Command['type']] {
       return 0;
     case 'clearHistory':
       return [];
+    case 'checkReceiver':
+      return { ok: false, reason: REFUSED.message };
     default:
       return null;
   }

@@ -7,17 +7,11 @@ import {
   Download,
   ExternalLink,
   Info,
-  Loader,
-  Play,
-  Square,
   TriangleAlert,
 } from 'lucide-react';
 import type { Era } from '../mcp';
-import { checkableTools, CHECK_STEPS } from '../engine/active-check-plan';
 import { RULE_BY_ID, strengthFor } from '../tasks/core/report/rules';
 import type {
-  ActiveCheckState,
-  ActiveCheckStep,
   Offence,
   ReportCard as Card,
   RuleResult,
@@ -25,18 +19,25 @@ import type {
   Verdict,
 } from '../tasks/core/report/report-types';
 import { Button, focusRing } from '../ui/Button';
+import { downloadText } from '../ui/download';
 import { CopyButton } from '../ui/CopyButton';
 import { Dialog } from '../ui/Dialog';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { ErrorNote } from '../ui/Panel';
 import { useConnection } from '../state/connection';
+import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
 import { formatClock } from '../tasks/core/ttl';
 import { byVerdict, reportMarkdown, VERDICT_ORDER } from './report-markdown';
 import { reportFileName, reportJson } from './report-json';
-import { useReceiverTools, useReportCard } from './hooks';
+import { useReportCard } from './hooks';
 import { closeReport, openReport, useReport } from './store';
-import { startCheck, stopCheck } from './actions';
+import { CheckConfirm } from './CheckConfirm';
+import { CheckProgress } from './CheckProgress';
+
+/** Why the check is off while a trace plays back. */
+const REPLAY_NO_CHECK =
+  'This is a replay of a recording: the check sends requests to a receiver, so it is off until you connect to one.';
 
 const VERDICT_LOOK: Record<Verdict, { icon: ReactNode; text: string; label: string }> = {
   fail: {
@@ -192,150 +193,11 @@ function RuleRow({ rule, era }: { rule: RuleResult; era: Era }) {
   );
 }
 
-const STEP_LOOK: Record<ActiveCheckStep['state'], { icon: ReactNode; text: string }> = {
-  pending: { icon: <CircleDashed size={13} aria-hidden />, text: 'text-slate-500' },
-  running: {
-    icon: <Loader size={13} className="animate-spin" aria-hidden />,
-    text: 'text-sky-700 dark:text-sky-400',
-  },
-  done: { icon: <CircleCheck size={13} aria-hidden />, text: 'text-emerald-700 dark:text-emerald-400' },
-  skipped: { icon: <CircleDashed size={13} aria-hidden />, text: 'text-slate-500' },
-  stopped: { icon: <Square size={13} aria-hidden />, text: 'text-amber-700 dark:text-amber-400' },
-  error: { icon: <CircleX size={13} aria-hidden />, text: 'text-red-700 dark:text-red-400' },
-};
-
-function CheckProgress({ check }: { check: ActiveCheckState }) {
-  const total = check.steps.length;
-  const settled = check.steps.filter((s) => s.state !== 'pending' && s.state !== 'running').length;
-  const percent = total === 0 ? 0 : Math.round((settled / total) * 100);
-  return (
-    <section
-      aria-label="Active check"
-      className="space-y-2 rounded border border-slate-200 p-3 dark:border-slate-700"
-      data-testid="check-panel"
-    >
-      <div className="flex flex-wrap items-center gap-3">
-        <h3 className="text-xs font-semibold tracking-wide text-slate-500 uppercase">Active check</h3>
-        <span className="text-sm" data-testid="check-status">
-          {check.running
-            ? `Running: ${settled} of ${total} steps`
-            : check.stopped
-              ? `Stopped after ${settled} of ${total} steps`
-              : `Finished${check.endedAt ? ` ${formatClock(check.endedAt)}` : ''}`}
-        </span>
-        {check.running && (
-          <Button variant="danger" onClick={stopCheck} data-testid="stop-check">
-            <Square size={13} /> Stop
-          </Button>
-        )}
-      </div>
-      <div
-        role="progressbar"
-        aria-label="Active check progress"
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={percent}
-        className="h-1.5 overflow-hidden rounded bg-slate-200 dark:bg-slate-800"
-        data-testid="check-progress"
-      >
-        <div
-          className={`h-full transition-[width] ${check.stopped ? 'bg-amber-500' : 'bg-sky-500'}`}
-          style={{ width: `${percent}%` }}
-        />
-      </div>
-      <ol className="space-y-0.5 text-sm">
-        {check.steps.map((step) => (
-          <li key={step.id} className="flex gap-2" data-testid="check-step" data-state={step.state}>
-            <span className={`mt-0.5 ${STEP_LOOK[step.state].text}`}>{STEP_LOOK[step.state].icon}</span>
-            <span>
-              {step.title} <span className="text-xs text-slate-500">({step.state})</span>
-              {step.note && (
-                <span className="block text-xs text-slate-500 [overflow-wrap:anywhere]">{step.note}</span>
-              )}
-            </span>
-          </li>
-        ))}
-      </ol>
-    </section>
-  );
-}
-
-/** Asks before the check runs: it creates tasks on someone's server. */
-function CheckConfirm({ url, onClose }: { url: string; onClose: () => void }) {
-  const tools = checkableTools(useReceiverTools());
-  const [tool, setTool] = useState(tools[0]?.tool.name ?? '');
-  const picked = tools.find((t) => t.tool.name === tool) ?? tools[0];
-  return (
-    <Dialog
-      title="Check this receiver?"
-      onClose={onClose}
-      testId="check-confirm"
-      className="w-[min(36rem,95vw)]"
-    >
-      <div className="space-y-3 text-sm">
-        <p>
-          The check sends requests to <span className="font-mono [overflow-wrap:anywhere]">{url}</span> and{' '}
-          <strong>creates tasks on that server</strong>: up to two runs of the tool below, with its default
-          arguments only, which it cancels again. It also asks about made-up task ids and cursors, calls
-          tasks/result early, and tries methods the receiver does not declare. Each step waits 10 s at most;
-          Stop cancels what it started.
-        </p>
-        <p className="text-xs text-slate-500">Steps: {CHECK_STEPS.map((s) => s.title).join(' · ')}.</p>
-        {tools.length > 0 ? (
-          <label className="flex flex-wrap items-center gap-2">
-            <span>Tool to run as a task:</span>
-            <select
-              value={picked?.tool.name}
-              onChange={(event) => setTool(event.target.value)}
-              className={`rounded border border-slate-300 bg-white px-2 py-1 font-mono text-sm dark:border-slate-700 dark:bg-slate-900 ${focusRing}`}
-              data-testid="check-tool"
-            >
-              {tools.map(({ tool: t }) => (
-                <option key={t.name} value={t.name}>
-                  {t.name}
-                </option>
-              ))}
-            </select>
-          </label>
-        ) : (
-          <p className="text-amber-700 dark:text-amber-400">
-            No tool here runs as a task with default arguments only: the check starts no task, and the steps
-            that need one are skipped.
-          </p>
-        )}
-        <div className="flex justify-end gap-2">
-          <Button variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            variant="primary"
-            data-testid="confirm-check"
-            onClick={() => {
-              onClose();
-              void startCheck(picked?.tool.name);
-            }}
-          >
-            <Play size={13} /> Run the check
-          </Button>
-        </div>
-      </div>
-    </Dialog>
-  );
-}
-
-function download(text: string, name: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
 function CardBody() {
   const card = useReportCard();
   const connected = useConnection((s) => s.status === 'connected');
   const checkError = useReport((s) => s.checkError);
+  const replaying = useReplay((s) => s.connectionId !== undefined);
   const [confirming, setConfirming] = useState(false);
   const era: Era = card.receiver.era ?? '2025-11-25';
   const running = card.active?.running ?? false;
@@ -362,9 +224,13 @@ function CardBody() {
       <div className="flex flex-wrap items-center gap-2">
         <Button
           variant="primary"
-          disabled={!connected || running}
+          disabled={!connected || running || replaying}
           title={
-            connected ? 'Probe the receiver (asks first: it creates tasks)' : 'Connect to a receiver first'
+            replaying
+              ? REPLAY_NO_CHECK
+              : connected
+                ? 'Probe the receiver (asks first: it creates tasks)'
+                : 'Connect to a receiver first'
           }
           onClick={() => setConfirming(true)}
           data-testid="check-receiver"
@@ -379,18 +245,23 @@ function CardBody() {
           testId="copy-report-markdown"
         />
         <Button
-          onClick={() => download(reportMarkdown(card), reportFileName(card, 'md'), 'text/markdown')}
+          onClick={() => downloadText(reportFileName(card, 'md'), reportMarkdown(card), 'text/markdown')}
           data-testid="download-report-markdown"
         >
           <Download size={14} /> Markdown
         </Button>
         <Button
-          onClick={() => download(reportJson(card), reportFileName(card, 'json'), 'application/json')}
+          onClick={() => downloadText(reportFileName(card, 'json'), reportJson(card), 'application/json')}
           data-testid="download-report-json"
         >
           <Download size={14} /> JSON
         </Button>
       </div>
+      {replaying && (
+        <p className="text-xs text-slate-500" data-testid="check-replay-note">
+          {REPLAY_NO_CHECK}
+        </p>
+      )}
       {checkError && <ErrorNote title="The check did not start">{checkError}</ErrorNote>}
       {card.active && <CheckProgress check={card.active} />}
       <div className="overflow-x-auto">

@@ -5,7 +5,7 @@ import { getEngine } from '../engine/bridge';
 import { useConnection } from '../state/connection';
 import { useNow } from '../state/clock';
 import { tasksStore } from '../tasks/store';
-import { trafficEvents } from '../traffic/store';
+import { trafficEventsOf } from '../traffic/store';
 import { queryKeys } from '../tasks/core/query-keys';
 import { countVerdicts, evaluateReport, judgeTogether } from '../tasks/core/report/evaluate';
 import type { ActiveCheckState, ReportCard } from '../tasks/core/report/report-types';
@@ -55,7 +55,8 @@ export function buildReportCard(queryClient: QueryClient, check: ActiveCheckStat
     tasks: tasks.values(),
     snapshots,
     results,
-    traffic: trafficEvents(),
+    // This connection's messages only: another receiver's answers are no evidence about this one.
+    traffic: trafficEventsOf(connection.id),
     clockOffsetMs,
     now: Date.now(),
   });

@@ -17,6 +17,11 @@ async function runCheck(page: Page, tool = 'slow_job') {
   // The dialog says what it does to the receiver: it creates tasks there, with which tool, at which URL.
   await expect(confirm).toContainText('creates tasks on that server');
   await expect(confirm).toContainText('/demo/mcp');
+  // What it leaves behind and how long it may take, as the check really does it.
+  await expect(confirm.getByTestId('check-cleanup')).toContainText(
+    'cancels the tasks it started that still run',
+  );
+  await expect(confirm.getByTestId('check-limits')).toContainText('whole check stops itself after 180 s');
   await confirm.getByTestId('check-tool').selectOption(tool);
   await confirm.getByTestId('confirm-check').click();
   await expect(confirm).toBeHidden();
@@ -95,4 +100,13 @@ test('a receiver with a fault fails its rule, and the first offence opens the ta
   await expect(page.getByTestId('task-detail')).toBeVisible();
   // The observation nearest the offence is marked (and scrolled into view).
   await expect(page.locator('[data-testid="observations"] tr[data-focused]')).toBeInViewport();
+});
+
+test('during a replay the check is off, and the card says why', async ({ page }) => {
+  await page.goto('/?trace=/demo-trace.json');
+  await expect(page.getByTestId('replay-bar')).toBeVisible();
+  await page.getByTestId('open-report').click();
+  await expect(card(page)).toBeVisible();
+  await expect(card(page).getByTestId('check-receiver')).toBeDisabled();
+  await expect(card(page).getByTestId('check-replay-note')).toContainText('replay of a recording');
 });

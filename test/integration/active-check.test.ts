@@ -111,7 +111,8 @@ describe('the active check against the 2026-07-28 demo receiver', () => {
     expect(state.steps.find((s) => s.id === 'capability-absent')?.note).toBe('tasks/list: -32601');
     expect(finding(state, 'capability-absent-error')).toBeUndefined();
     expect(stepState(state, 'cancel-terminal')).toBe('skipped');
-    expect(finding(state, 'result-after-terminal')?.reason).toMatch(/-32601/);
+    expect(stepState(state, 'result-before-terminal')).toBe('skipped');
+    expect(finding(state, 'result-after-terminal')).toBeUndefined();
     expect(finding(state, 'capability-tasks-cancel')?.verdict).toBe('pass');
     expect(state.steps.filter((s) => s.state === 'error')).toEqual([]);
   });
@@ -137,6 +138,20 @@ describe('the active check against server-everything', () => {
 });
 
 describe('the active check against the demo receiver with faults switched on', () => {
+  it('?faults=undeclared-list-answered: an undeclared tasks/list answered with a page is information', async () => {
+    receiver = await startDemoReceiver();
+    const { bridge } = await connected(`${receiver.url}?faults=undeclared-list-answered`);
+    const reply = await bridge.request({ type: 'checkReceiver' });
+    if (!reply.ok) throw new Error(reply.reason);
+    const { state } = reply;
+    expect(stepState(state, 'list-paging')).toBe('skipped');
+    expect(finding(state, 'undeclared-method-refused')).toMatchObject({
+      verdict: 'info',
+      firstOffence: { detail: expect.stringMatching(/^tasks\/list: answered/) },
+    });
+    expect(state.findings.filter((f) => f.verdict === 'fail' || f.verdict === 'warn')).toEqual([]);
+  });
+
   const cases: Array<[fault: string, rule: RuleId | 'no rule']> = [
     ['', 'no rule'],
     ['wrong-unknown-code', 'unknown-task-error'],
@@ -145,6 +160,7 @@ describe('the active check against the demo receiver with faults switched on', (
     ['purge-early', 'ttl-not-purged-early'],
     ['cancel-refused', 'capability-tasks-cancel'],
     ['list-refused', 'capability-tasks-list'],
+    ['bogus-cursor-accepted', 'list-paging'],
   ];
   it.each(cases)('?faults=%s: %s fails, and nothing else', async (fault, rule) => {
     receiver = await startDemoReceiver();

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   McpSession,
+  isTerminal,
   TasksApi,
   TrafficTap,
   forTrafficLog,
@@ -84,6 +85,32 @@ async function create(run: Run, tool: string, args: Record<string, unknown>, ttl
   const taskId = created.value!.taskId;
   run.tracker.track(taskId, { origin: 'created', tool, call: { tool, args, ttl }, initial: created, sentAt });
   return taskId;
+}
+
+const tasksOf = (run: Run) => [...run.tracker.store.getState().tasks.values()];
+
+/** A listing that says working after an answer (not a push) that said the task had ended. */
+const reopened = (task: TrackedTask) => {
+  const ended = task.entries.find(
+    (e) => e.kind === 'observation' && e.source !== 'notification' && isTerminal(e.status),
+  );
+  return (
+    ended !== undefined &&
+    task.entries.some(
+      (e) => e.kind === 'observation' && e.source === 'list' && e.status === 'working' && e.at > ended.at,
+    )
+  );
+};
+
+/** tasks/list again and again (one at a time) until what it brings satisfies `condition`. */
+async function relistUntil(run: Run, condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`listing did not show it within ${timeoutMs} ms`);
+    await run.tracker.syncList();
+    // The step between listings, as waitFor's: a look, not a guess at how long it takes.
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 const settle = (p: Promise<unknown>) =>
@@ -201,10 +228,8 @@ describe('report card on the hostile receiver’s faults case', () => {
       fault: 'terminal-changes',
       rule: 'status-transitions',
       verdict: 'fail',
-      extra: async (run) => {
-        await new Promise((r) => setTimeout(r, 400));
-        await run.tracker.syncList();
-      },
+      // Listed until a listing shows an ended task working again (300 ms after it ended).
+      extra: (run) => relistUntil(run, () => tasksOf(run).some(reopened)),
     },
     { fault: 'created-at-moves', rule: 'created-at-fixed', verdict: 'fail' },
     { fault: 'updated-goes-back', rule: 'last-updated-monotonic', verdict: 'fail' },
@@ -228,6 +253,13 @@ describe('report card on the hostile receiver’s faults case', () => {
     { fault: 'forbidden-tool-runs', rule: 'capability-absent-error', verdict: 'warn' },
     { fault: 'rate-limit-no-retry-after', rule: 'rate-limit-retry-after', verdict: 'info' },
     { fault: 'list-refused', rule: 'capability-tasks-list', verdict: 'fail' },
+    {
+      fault: 'undeclared-list-answered',
+      rule: 'undeclared-method-refused',
+      verdict: 'info',
+      // The tracker never lists a receiver without tasks.list; a person's raw request (or the check) does.
+      extra: (run) => settle(run.session.request('tasks/list', {})),
+    },
     { fault: 'cancel-refused', rule: 'capability-tasks-cancel', verdict: 'fail' },
     { fault: 'required-runs-plain', rule: 'tool-task-support', verdict: 'fail' },
     { fault: 'terminal-cancel-accepted', rule: 'terminal-cancel-refused', verdict: 'fail' },

@@ -127,3 +127,179 @@ describe('mergeFindings and countVerdicts', () => {
     ]);
   });
 });
+
+describe('no false fails', () => {
+  type Event = import('../../../mcp').TrafficEvent;
+  const base = {
+    receiver: { url: 'https://user:pw@r.example/mcp?api_key=secret', era: '2025-11-25' as const },
+    support: { list: true, cancel: true, toolCall: true },
+    results: new Map(),
+    clockOffsetMs: 0,
+    now: 100_000,
+  };
+  const task = (taskId: string, entries: ObservationEntry[], fields: Record<string, unknown> = {}) => ({
+    ...newTrackedTask({ taskId, connectionId: 1, origin: 'created', firstSeenAt: 0 }),
+    entries,
+    ...fields,
+  });
+  let seq = 0;
+  const exchange = (method: string, params: unknown, answer: unknown, extra: Partial<Event> = {}) => {
+    const request: Event = {
+      seq: ++seq,
+      at: seq,
+      wallTime: 1000 + seq,
+      direction: 'out',
+      kind: 'request',
+      method,
+      bytes: 10,
+      message: { jsonrpc: '2.0', id: seq, method, params },
+    };
+    const reply: Event = {
+      seq: ++seq,
+      at: seq,
+      wallTime: 1000 + seq,
+      direction: 'in',
+      kind: 'response',
+      method,
+      bytes: 10,
+      requestSeq: request.seq,
+      message: answer,
+      ...extra,
+    };
+    return [request, reply];
+  };
+  const verdict = (card: ReturnType<typeof evaluateReport>, id: RuleResult['id']) =>
+    card.rules.find((r) => r.id === id)?.verdict;
+
+  it('an HTTP 429 or 502 on a tools/call is not "answered with a result"', () => {
+    const tools = [
+      { name: 'quick', taskSupport: 'forbidden' as const, inputSchema: {} },
+      { name: 'job', taskSupport: 'required' as const, inputSchema: {} },
+    ];
+    const traffic = [
+      ...exchange(
+        'tools/call',
+        { name: 'quick', task: {} },
+        { jsonrpc: '2.0', id: 1 },
+        {
+          kind: 'http-error',
+          httpStatus: 429,
+        },
+      ),
+      ...exchange(
+        'tools/call',
+        { name: 'job' },
+        { error: 'bad gateway' },
+        { kind: 'http-error', httpStatus: 502 },
+      ),
+      // A -32601 sent with HTTP 404 is the receiver's answer all the same.
+      ...exchange(
+        'tools/call',
+        { name: 'job' },
+        { jsonrpc: '2.0', id: 5, error: { code: -32601, message: 'must be a task' } },
+        { kind: 'http-error', httpStatus: 404 },
+      ),
+    ];
+    const card = evaluateReport({ ...base, tools, tasks: [], traffic });
+    expect(verdict(card, 'capability-absent-error')).toBe('unobserved');
+    expect(card.rules.find((r) => r.id === 'tool-task-support')).toMatchObject({
+      verdict: 'pass',
+      observations: 1,
+    });
+  });
+
+  it('names the receiver without its credentials (the card goes to public issue trackers)', () => {
+    const card = evaluateReport({ ...base, tools: [], tasks: [], traffic: [] });
+    expect(card.receiver.url).not.toMatch(/pw|secret/);
+  });
+
+  it('tasks/result of a failed task answering its call’s error is no unknown-task evidence', () => {
+    const failed = task('t1', [obs(1000, { status: 'failed', ttl: 60_000 })], { lifecycle: 'terminal' });
+    const traffic = exchange(
+      'tasks/result',
+      { taskId: 't1' },
+      { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'upstream not found' } },
+      { kind: 'error' },
+    );
+    const card = evaluateReport({ ...base, tools: [], tasks: [failed], traffic });
+    expect(verdict(card, 'unknown-task-error')).toBe('unobserved');
+  });
+
+  it('a task first listed from a receiver whose clock is ahead is not "in the future"', () => {
+    const ahead = 3_600_000;
+    const listed = task('t1', [
+      obs(1000, {
+        source: 'list',
+        lastUpdatedAt: new Date(1000 + ahead).toISOString(),
+        warnings: [{ code: 'bad-timestamp', message: 'lastUpdatedAt is 3600 s ahead of the local clock' }],
+      }),
+    ]);
+    const card = evaluateReport({ ...base, tools: [], tasks: [listed], traffic: [], clockOffsetMs: ahead });
+    expect(verdict(card, 'timestamps-not-future')).toBe('pass');
+  });
+
+  it('a create answer already past working is legal', () => {
+    const quick = task('t1', [obs(1000, { source: 'create', status: 'completed', ttl: 60_000 })]);
+    expect(
+      verdict(evaluateReport({ ...base, tools: [], tasks: [quick], traffic: [] }), 'status-transitions'),
+    ).toBe('pass');
+  });
+
+  it('a push contradicts an answer only with a strictly later lastUpdatedAt', () => {
+    const same = new Date(2000).toISOString();
+    const t = task('t1', [
+      obs(2000, { status: 'completed', lastUpdatedAt: same }),
+      obs(2100, { source: 'notification', status: 'working', lastUpdatedAt: same }),
+      obs(2200, { source: 'notification', status: 'working' }),
+    ]);
+    expect(
+      verdict(evaluateReport({ ...base, tools: [], tasks: [t], traffic: [] }), 'pushes-consistent'),
+    ).toBe('pass');
+  });
+
+  it('a purge within a poll interval and a second of the ttl is on time; a cancelled task may go at once', () => {
+    const created = new Date(0).toISOString();
+    const slowPoll = task(
+      't1',
+      [obs(1000, { source: 'create', createdAt: created, ttl: 10_000, pollInterval: 5000 })],
+      { lifecycle: 'purged' },
+    );
+    slowPoll.entries.push({
+      kind: 'purged',
+      at: 6000,
+      error: { kind: 'not-found', message: 'gone' },
+    } as never);
+    const cancelled = task(
+      't2',
+      [
+        obs(1000, { source: 'create', createdAt: created, ttl: 60_000, pollInterval: 100 }),
+        obs(1500, { source: 'cancel', status: 'cancelled', ttl: 60_000 }),
+      ],
+      { lifecycle: 'purged' },
+    );
+    cancelled.entries.push({
+      kind: 'purged',
+      at: 1600,
+      error: { kind: 'not-found', message: 'gone' },
+    } as never);
+    const card = evaluateReport({ ...base, tools: [], tasks: [slowPoll, cancelled], traffic: [] });
+    expect(card.rules.find((r) => r.id === 'ttl-not-purged-early')).toMatchObject({
+      verdict: 'pass',
+      observations: 1,
+    });
+  });
+
+  it('a cut result is not judged for its related-task _meta', () => {
+    const results = new Map([
+      [
+        't1',
+        {
+          value: { shape: 'plain', result: { content: [] }, isError: false },
+          warnings: [{ code: 'bad-result', message: 'result nested deeper than 64 levels; shown cut' }],
+        },
+      ],
+    ]);
+    const card = evaluateReport({ ...base, tools: [], tasks: [], traffic: [], results: results as never });
+    expect(verdict(card, 'result-related-meta')).toBe('unobserved');
+  });
+});

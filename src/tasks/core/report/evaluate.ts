@@ -2,6 +2,7 @@
  * The passive report card: every rule of the receiver's generation judged from what the tracker and the traffic
  * tap already hold. Pure: the same input gives the same card, so the page can recompute it whenever it likes.
  */
+import { redactUrl } from '../../../mcp';
 import { buildContext, type Context, type Judgement, type ReportInput } from './evidence';
 import type { ReportCard, RuleId, RuleResult, Verdict } from './report-types';
 import { rulesFor, strengthFor } from './rules';
@@ -27,6 +28,7 @@ const JUDGES: Record<RuleId, (ctx: Context) => Judgement> = {
   'pushes-sent': task.pushesSent,
   'unknown-task-error': wire.unknownTaskError,
   'capability-absent-error': wire.capabilityAbsentError,
+  'undeclared-method-refused': wire.undeclaredMethodRefused,
   'rate-limit-retry-after': wire.rateLimitRetryAfter,
   'capability-tasks-list': wire.capabilityTasksList,
   'capability-tasks-cancel': wire.capabilityTasksCancel,
@@ -86,7 +88,8 @@ export function evaluateReport(input: ReportInput): ReportCard {
   }
   return {
     receiver: {
-      url: input.receiver.url,
+      // The card is exported to public issue trackers: no credentials in the URL it names.
+      url: redactUrl(input.receiver.url),
       era: ctx.era,
       ...(input.receiver.server?.name ? { name: input.receiver.server.name } : {}),
       ...(input.receiver.server?.version ? { version: input.receiver.server.version } : {}),

@@ -4,6 +4,7 @@
  * rule's strength (evaluate.ts).
  */
 import {
+  isOmittedBody,
   isTerminal,
   type Era,
   type Normalised,
@@ -123,6 +124,20 @@ export interface Exchange {
   error?: { code?: number; message: string; data?: unknown };
 }
 
+/** Codes a receiver sends on purpose about the request itself, whatever HTTP status carries them. */
+const REQUEST_CODES = new Set([-32600, -32601, -32602]);
+
+/**
+ * An HTTP failure (429, 502, a 4xx) says something about the request only when its body carries the JSON-RPC
+ * error that answers it: a rate limit or a gateway's error page is no verdict on the rule, so it is left out.
+ */
+function deliberateHttpError(answer: TrafficEvent, error: Exchange['error']): boolean {
+  if (error?.code === undefined) return false;
+  const status = answer.httpStatus ?? 0;
+  if (status === 429 || status >= 500) return REQUEST_CODES.has(error.code);
+  return true;
+}
+
 export function exchanges(ctx: Context, method: string): Exchange[] {
   const out: Exchange[] = [];
   for (const answer of ctx.input.traffic) {
@@ -133,8 +148,7 @@ export function exchanges(ctx: Context, method: string): Exchange[] {
     const params = isRecord(request.message.params) ? request.message.params : {};
     const message = isRecord(answer.message) ? answer.message : {};
     // A body left out of the log (too big) says nothing either way.
-    if ('omitted' in message) continue;
-    const result = isRecord(message.result) ? message.result : undefined;
+    if (isOmittedBody(message)) continue;
     const rawError = isRecord(message.error) ? message.error : undefined;
     const error = rawError
       ? {
@@ -143,6 +157,9 @@ export function exchanges(ctx: Context, method: string): Exchange[] {
           data: rawError.data,
         }
       : undefined;
+    if (answer.kind === 'http-error' && !deliberateHttpError(answer, error)) continue;
+    // An HTTP failure is never "answered with a result", whatever its body holds.
+    const result = answer.kind !== 'http-error' && isRecord(message.result) ? message.result : undefined;
     out.push({ request, answer, params, result, error });
   }
   return out;

@@ -28,6 +28,7 @@ export type RuleId =
   | 'pushes-sent'
   | 'unknown-task-error'
   | 'capability-absent-error'
+  | 'undeclared-method-refused'
   | 'rate-limit-retry-after'
   | 'capability-tasks-list'
   | 'capability-tasks-cancel'

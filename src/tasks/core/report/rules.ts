@@ -261,6 +261,21 @@ export const RULES: readonly RuleDef[] = [
     },
   },
   {
+    id: 'undeclared-method-refused',
+    title: '-32601 for tasks/list or tasks/cancel not declared',
+    // 2025: "`capabilities.tasks.list` controls if the `tasks/list` operation is supported by the party." (and
+    // the same of tasks.cancel). No keyword says how an undeclared one is answered; JSON-RPC 2.0 names -32601
+    // "Method not found: the method does not exist / is not available", also without a keyword. Answering it
+    // anyway breaks nothing: worth knowing (MAY), never a fault.
+    strength: 'MAY',
+    spec: { '2025-11-25': s25('capability-negotiation') },
+    judgedBy: 'both',
+    quote: {
+      '2025-11-25':
+        'capabilities.tasks.list controls if the tasks/list operation is supported by the party. (No keyword asks for -32601 when it is not; JSON-RPC 2.0 calls -32601 "the method does not exist / is not available".)',
+    },
+  },
+  {
     id: 'rate-limit-retry-after',
     title: 'Rate limits say when to retry',
     // The spec asks for rate limiting ("receivers **SHOULD** implement rate limiting on task operations";

@@ -2,7 +2,7 @@
  * Rules judged from the raw messages in the traffic log: error codes, `_meta`, what a call was answered with.
  * Whoever sent the question (the tracker, a person, the active check), the receiver's answer counts.
  */
-import { RELATED_TASK_META, isTerminal } from '../../../mcp';
+import { RELATED_TASK_META, isOmittedBody, isTerminal } from '../../../mcp';
 import {
   answered,
   exchanges,
@@ -11,6 +11,7 @@ import {
   taskIdOf,
   wireOffence,
   type Context,
+  type Exchange,
   type Found,
   type Judgement,
 } from './evidence';
@@ -21,14 +22,37 @@ const INVALID_PARAMS = -32602;
 const NOT_FOUND_WORDS =
   /not found|unknown task|no such task|does not exist|doesn't exist|expired|purged|no task/i;
 
+/**
+ * Tasks whose result Taskscope holds only in part: cut when read (too deep, too many values) or left out of the
+ * traffic log (too big). What is missing may be the very `_meta`, so such a result is not judged on it.
+ */
+function cutResults(ctx: Context): Set<string> {
+  const cut = new Set<string>();
+  for (const [taskId, normalised] of ctx.input.results)
+    if (normalised.warnings.some((w) => w.code === 'bad-result')) cut.add(taskId);
+  for (const answer of ctx.input.traffic) {
+    if (answer.direction !== 'in' || answer.method !== 'tasks/result' || answer.requestSeq === undefined)
+      continue;
+    if (!isOmittedBody(answer.message)) continue;
+    const request = ctx.bySeq.get(answer.requestSeq);
+    const params =
+      isRecord(request?.message) && isRecord(request.message.params) ? request.message.params : {};
+    const taskId = taskIdOf(params);
+    if (taskId) cut.add(taskId);
+  }
+  return cut;
+}
+
 export function resultRelatedMeta(ctx: Context): Judgement {
   let n = 0;
   const offences: Found[] = [];
   const seen = new Set<string>();
+  const cut = cutResults(ctx);
   for (const x of exchanges(ctx, 'tasks/result')) {
     const taskId = taskIdOf(x.params);
     // The user documents' `{taskId, status, result}` envelope names its task itself.
-    if (!x.result || !taskId || ('status' in x.result && !('content' in x.result))) continue;
+    if (!x.result || !taskId || cut.has(taskId) || ('status' in x.result && !('content' in x.result)))
+      continue;
     n++;
     seen.add(taskId);
     const meta = isRecord(x.result._meta) ? x.result._meta[RELATED_TASK_META] : undefined;
@@ -47,7 +71,7 @@ export function resultRelatedMeta(ctx: Context): Judgement {
   // Results whose messages the log no longer has (or never kept: too big) are read from the result itself.
   for (const [taskId, normalised] of ctx.input.results) {
     const r = normalised.value;
-    if (seen.has(taskId) || r.shape !== 'plain' || !r.result) continue;
+    if (seen.has(taskId) || cut.has(taskId) || r.shape !== 'plain' || !r.result) continue;
     n++;
     const meta = isRecord(r.result._meta) ? r.result._meta[RELATED_TASK_META] : undefined;
     if (!isRecord(meta) || meta.taskId !== taskId) {
@@ -73,12 +97,19 @@ export function unknownTaskError(ctx: Context): Judgement {
   let n = 0;
   const offences: Found[] = [];
   const methods = ctx.era === '2026-07-28' ? ['tasks/get'] : ['tasks/get', 'tasks/result', 'tasks/cancel'];
+  const lifecycle = new Map(ctx.tasks.map(({ task }) => [task.taskId, task.lifecycle]));
   for (const method of methods)
     for (const x of exchanges(ctx, method)) {
       if (!x.error) continue;
       const code = x.error.code;
       // The method itself refused is the capability rules' business.
       if (code === METHOD_NOT_FOUND) continue;
+      // tasks/result of a failed task is the underlying call's error as is (2025-11-25): evidence of an
+      // unknown task only for an id the tracker never knew or saw end purged or unknown.
+      if (method === 'tasks/result') {
+        const known = lifecycle.get(taskIdOf(x.params) ?? '');
+        if (known !== undefined && known !== 'purged' && known !== 'unknown') continue;
+      }
       const notFound =
         code === INVALID_PARAMS ? /./.test(x.error.message) : NOT_FOUND_WORDS.test(x.error.message);
       if (!notFound) continue;
@@ -103,6 +134,9 @@ export function unknownTaskError(ctx: Context): Judgement {
   };
 }
 
+/** An answer the rules can read: a JSON-RPC error, or a result object (never an empty or odd body). */
+const judgeable = (x: Exchange) => x.error !== undefined || x.result !== undefined;
+
 const toolNamed = (ctx: Context, params: Record<string, unknown>) =>
   typeof params.name === 'string' ? ctx.input.tools.find((t) => t.name === params.name) : undefined;
 const isCreateTaskResult = (result: Record<string, unknown> | undefined) =>
@@ -114,7 +148,7 @@ export function capabilityAbsentError(ctx: Context): Judgement {
   if (ctx.input.support.toolCall)
     for (const x of exchanges(ctx, 'tools/call')) {
       const tool = toolNamed(ctx, x.params);
-      if (!isRecord(x.params.task) || tool?.taskSupport !== 'forbidden') continue;
+      if (!isRecord(x.params.task) || tool?.taskSupport !== 'forbidden' || !judgeable(x)) continue;
       n++;
       if (x.error?.code !== METHOD_NOT_FOUND)
         offences.push(
@@ -131,6 +165,38 @@ export function capabilityAbsentError(ctx: Context): Judgement {
     passReason: `${n} task call(s) of tools that forbid tasks, each refused with -32601.`,
     brokenReason: (k) => `${k} task call(s) of tools that forbid tasks were not refused with -32601.`,
     unobservedReason: 'No tool was called as a task against its taskSupport.',
+  };
+}
+
+/** 2025-11-25: tasks/list or tasks/cancel the receiver does not declare, asked anyway (by the check, or a person). */
+export function undeclaredMethodRefused(ctx: Context): Judgement {
+  let n = 0;
+  const offences: Found[] = [];
+  const undeclared = [
+    ...(ctx.input.support.list ? [] : ['tasks/list']),
+    ...(ctx.input.support.cancel ? [] : ['tasks/cancel']),
+  ];
+  for (const method of undeclared)
+    for (const x of exchanges(ctx, method)) {
+      if (!judgeable(x)) continue;
+      n++;
+      if (x.error?.code !== METHOD_NOT_FOUND)
+        offences.push(
+          wireOffence(
+            x.answer,
+            `${method}, not declared, answered ${x.error ? String(x.error.code) : 'with a result'}`,
+            taskIdOf(x.params),
+          ),
+        );
+    }
+  return {
+    id: 'undeclared-method-refused',
+    observations: n,
+    offences,
+    passReason: `${n} request(s) for a tasks method the receiver does not declare, each refused with -32601.`,
+    brokenReason: (k) =>
+      `${k} request(s) for a tasks method the receiver does not declare were answered otherwise than -32601 (allowed; -32601 says it plainly).`,
+    unobservedReason: 'No undeclared tasks method asked (the active check asks).',
   };
 }
 
@@ -153,6 +219,7 @@ export function toolTaskSupport(ctx: Context): Judgement {
       continue;
     }
     if (tool.taskSupport === 'required' && !asTask) {
+      if (!judgeable(x)) continue;
       n++;
       if (x.error?.code !== METHOD_NOT_FOUND)
         offences.push(
@@ -314,7 +381,8 @@ export function terminalCancelRefused(ctx: Context): Judgement {
     const taskId = taskIdOf(x.params);
     const ended = taskId === undefined ? undefined : endedAt.get(taskId);
     // A refusal of the method itself is capability-tasks-cancel's business.
-    if (!ended || x.request.wallTime < ended.at || x.error?.code === METHOD_NOT_FOUND) continue;
+    if (!ended || x.request.wallTime < ended.at || x.error?.code === METHOD_NOT_FOUND || !judgeable(x))
+      continue;
     n++;
     if (x.error?.code !== INVALID_PARAMS)
       offences.push(
