@@ -111,20 +111,36 @@ async function readUpTo(response: Response, max: number): Promise<string> {
 const MAX_KEPT_HEADERS = 100;
 const MAX_HEADER_VALUE = 2000;
 
-/** Headers as a plain record for the tap, secret values redacted here so no log or export ever holds them. */
-function keptHeaders(headers: HeadersInit | undefined): Record<string, string> {
-  const kept: Record<string, string> = {};
-  let count = 0;
-  for (const [name, value] of new Headers(headers)) {
-    if (++count > MAX_KEPT_HEADERS) break;
-    Object.defineProperty(kept, name, {
-      value: cutText(value, MAX_HEADER_VALUE),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return redactHeaders(kept);
+/** Distinct header sets kept for sharing; a poll's headers repeat, so a handful covers a whole session. */
+const MAX_SHARED_HEADER_SETS = 64;
+
+/**
+ * Headers as plain records for the tap, secret values redacted here so no log or export ever holds them. A set
+ * seen before is handed out again as the same object: polls repeat their headers, and one object referenced by
+ * many events is cloned once per batch to the page and kept once there (npm run bench:ui measured the copies).
+ * Records are shared, so nothing may change one after it is made.
+ */
+function headerKeeper(): (headers: HeadersInit | undefined) => Record<string, string> {
+  const shared = new Map<string, Record<string, string>>();
+  return (headers) => {
+    const pairs: Array<[string, string]> = [];
+    let key = '';
+    for (const [name, value] of new Headers(headers)) {
+      if (pairs.length >= MAX_KEPT_HEADERS) break;
+      const kept = cutText(value, MAX_HEADER_VALUE);
+      pairs.push([name, kept]);
+      key += `${name}\u0000${kept}\u0001`;
+    }
+    const known = shared.get(key);
+    if (known) return known;
+    const record: Record<string, string> = {};
+    for (const [name, value] of pairs)
+      Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true });
+    const redacted = redactHeaders(record);
+    shared.set(key, redacted);
+    if (shared.size > MAX_SHARED_HEADER_SETS) shared.delete(shared.keys().next().value as string);
+    return redacted;
+  };
 }
 
 function urlOf(input: RequestInfo | URL): string {
@@ -147,6 +163,12 @@ function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
 }
 
 /**
+ * The fetch of each request in flight, by JSON-RPC id, so a cancel can end it: the SDK's timeout and its abort
+ * signal reject the promise and send notifications/cancelled, but leave the fetch (and its connection) open.
+ */
+export type InFlightRequests = Map<string | number, AbortController>;
+
+/**
  * The fetch under the SDK transport, where the rules a browser needs against a broken or hostile receiver
  * live: every short request has a deadline that aborts it and frees its connection (the SDK's own timeout
  * rejects the promise but leaves the fetch running); a JSON answer carrying another request's id fails at
@@ -154,12 +176,6 @@ function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
  * failed POST becomes an HttpStatusError with its status, body and Retry-After; and the tap learns each
  * POST's HTTP status.
  */
-/**
- * The fetch of each request in flight, by JSON-RPC id, so a cancel can end it: the SDK's timeout and its abort
- * signal reject the promise and send notifications/cancelled, but leave the fetch (and its connection) open.
- */
-export type InFlightRequests = Map<string | number, AbortController>;
-
 export function guardedFetch(
   base: typeof fetch,
   tap: TrafficTap,
@@ -168,6 +184,7 @@ export function guardedFetch(
 ): typeof fetch {
   let lastStreamAt = -Infinity;
   let streamGap = STREAM_RECONNECT_FLOOR_MS;
+  const keepHeaders = headerKeeper();
 
   const openStream = async (input: RequestInfo | URL, init: RequestInit | undefined) => {
     const now = Date.now();
@@ -227,9 +244,9 @@ export function guardedFetch(
         : {
             method: 'POST',
             url: urlOf(input),
-            requestHeaders: keptHeaders(init.headers),
+            requestHeaders: keepHeaders(init.headers),
             status: response.status,
-            responseHeaders: keptHeaders(response.headers),
+            responseHeaders: keepHeaders(response.headers),
             wallStartedAt,
             waitMs: Date.now() - wallStartedAt,
           };
