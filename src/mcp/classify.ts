@@ -10,18 +10,21 @@ import {
 import { cutText } from './json';
 import { isSessionLost } from './rules';
 
-export type ErrorKind =
-  | 'purged'
-  | 'unknown-task'
-  | 'not-ready'
-  | 'unsupported'
-  | 'rate-limited'
-  | 'session-lost'
-  | 'auth'
-  | 'cors-or-network'
-  | 'protocol'
-  | 'timeout'
-  | 'other';
+export const ERROR_KINDS = [
+  'purged',
+  'unknown-task',
+  'not-ready',
+  'unsupported',
+  'rate-limited',
+  'session-lost',
+  'auth',
+  'cors-or-network',
+  'protocol',
+  'timeout',
+  'other',
+] as const;
+
+export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 export interface ClassifiedError {
   kind: ErrorKind;

@@ -2,23 +2,11 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { normaliseTask } from './normalise';
 import { normaliseResult } from './normalise-result';
-import { classifyError, type ErrorKind } from './classify';
+import { ERROR_KINDS, classifyError, type ErrorKind } from './classify';
 import { HttpStatusError } from './errors';
 import { TASK_STATUSES } from './types';
 
-const KINDS: ErrorKind[] = [
-  'purged',
-  'unknown-task',
-  'not-ready',
-  'unsupported',
-  'rate-limited',
-  'session-lost',
-  'auth',
-  'cors-or-network',
-  'protocol',
-  'timeout',
-  'other',
-];
+const KINDS: readonly ErrorKind[] = ERROR_KINDS;
 
 /** Task-like objects: right keys with any values, so the interesting branches are reached, not just "not an object". */
 const taskLike = fc.record(

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import {
+  ERROR_KINDS,
   MAX_RESULT_DEPTH,
   MAX_RESULT_NODES,
   MAX_STATUS_MESSAGE,
@@ -119,19 +120,7 @@ const warning = z.object({ code: z.enum(WARNING_CODES), message: text(LINE) });
 const warnings = z.array(warning).max(1_000);
 
 const classifiedError = z.object({
-  kind: z.enum([
-    'purged',
-    'unknown-task',
-    'not-ready',
-    'unsupported',
-    'rate-limited',
-    'session-lost',
-    'auth',
-    'cors-or-network',
-    'protocol',
-    'timeout',
-    'other',
-  ]),
+  kind: z.enum(ERROR_KINDS),
   message: text(LINE),
   code: z.number().int().optional(),
   httpStatus: z.number().int().optional(),
