@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { MousePointerClick } from 'lucide-react';
 import { useConnection } from '../state/connection';
+import { useReplay } from '../state/replay';
 import { toolsQuery } from '../tools/queries';
 import { RunToolForm } from '../tools/RunToolForm';
 import { TaskDetail } from '../tasks/views/TaskDetail';
@@ -35,15 +36,20 @@ export function MainPane() {
 function SelectedPane() {
   const selection = useSelection((s) => s.selection);
   const server = useConnection((s) => s.server);
+  const replaying = useReplay((s) => s.connectionId !== undefined);
   if (selection.kind === 'tool') return <ToolPane name={selection.name} />;
   if (selection.kind === 'task') return <TaskDetail taskId={selection.taskId} />;
   if (selection.kind === 'inbox') return <InboxView />;
   if (selection.kind === 'overview') return <Waterfall />;
+  const name = server ? (server.title ?? server.name) : undefined;
+  if (replaying)
+    return (
+      <EmptyState icon={<MousePointerClick size={24} />} title={`Replay of ${name ?? 'a recorded receiver'}`}>
+        Pick a task on the left to see its timeline as it was recorded.
+      </EmptyState>
+    );
   return (
-    <EmptyState
-      icon={<MousePointerClick size={24} />}
-      title={server ? `Connected to ${server.title ?? server.name}` : 'Taskscope'}
-    >
+    <EmptyState icon={<MousePointerClick size={24} />} title={name ? `Connected to ${name}` : 'Taskscope'}>
       Pick a tool on the left to run it as a task, or a task to see its timeline.
     </EmptyState>
   );

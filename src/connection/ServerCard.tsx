@@ -5,6 +5,7 @@ import { Button } from '../ui/Button';
 import { ErrorNote } from '../ui/Panel';
 import { useConnection, type ConnectionState } from '../state/connection';
 import { usePreferences } from '../state/preferences';
+import { useReplay } from '../state/replay';
 import { clearHistory, connect } from './actions';
 import { setRelay } from './saved-receivers';
 import { eraChoice, setEraChoice } from './era-choice';
@@ -219,6 +220,7 @@ export function ServerCard() {
     sessionId,
     detectedBy,
   } = useConnection();
+  const replaying = useReplay((s) => s.connectionId !== undefined);
   const dialects = useTasks((s) => s.dialects);
   if (!server) {
     return (
@@ -263,7 +265,11 @@ export function ServerCard() {
         <dt className="text-slate-500">session</dt>
         <dd className="truncate font-mono" data-testid="session-id" title={sessionId}>
           {sessionId ??
-            (support?.era === '2026-07-28' ? '— (2026-07-28 has no sessions)' : '— (sessionless receiver)')}
+            (replaying
+              ? '— (a replay opens none)'
+              : support?.era === '2026-07-28'
+                ? '— (2026-07-28 has no sessions)'
+                : '— (sessionless receiver)')}
         </dd>
         <dt className="text-slate-500">tasks</dt>
         <dd className="flex flex-wrap gap-1" data-testid="task-capabilities">

@@ -76,7 +76,10 @@ function Scrubber() {
   };
   return (
     <div className="flex min-w-48 flex-1 items-center gap-2">
-      <span className="text-xs text-slate-600 tabular-nums dark:text-slate-300" data-testid="replay-elapsed">
+      <span
+        className="text-xs whitespace-nowrap text-slate-600 tabular-nums dark:text-slate-300"
+        data-testid="replay-elapsed"
+      >
         {formatMs(Math.max(0, at - start))}
       </span>
       <input
@@ -93,10 +96,13 @@ function Scrubber() {
         onKeyUp={commit}
         onBlur={commit}
       />
-      <span className="text-xs text-slate-500 tabular-nums" data-testid="replay-total">
+      <span className="text-xs whitespace-nowrap text-slate-500 tabular-nums" data-testid="replay-total">
         {formatMs(end - start)}
       </span>
-      <span className="hidden text-xs text-slate-500 tabular-nums lg:inline" title="The recording's clock">
+      <span
+        className="hidden text-xs whitespace-nowrap text-slate-500 tabular-nums lg:inline"
+        title="The recording's clock"
+      >
         {formatClock(at, { millis: true })}
       </span>
     </div>

@@ -59,6 +59,7 @@ export function normalisedFrom(task: TraceTask, entry: ObservationEntry): Normal
 export class RecordedPort implements TaskApiPort {
   private readonly answers = new Map<string, Answer[]>();
   private readonly tasks = new Map<string, TraceTask>();
+  private readonly cancelsAnswered = new Map<string, number>();
   private readonly statusListeners = new Set<StatusListener>();
   private readonly activityListeners = new Set<(taskId: string, activity: TaskActivity) => void>();
 
@@ -117,15 +118,19 @@ export class RecordedPort implements TaskApiPort {
     return result;
   }
 
-  /** Answers the cancel the recording made, with the status its answer carried. */
+  /**
+   * Answers the cancels the recording made, in their order, each with the status its answer carried. By order,
+   * not by time: a replay's timers fire a little late, and the cancel is still the one that was recorded.
+   */
   async cancelTask(taskId: string): Promise<Normalised<TaskSnapshot | null>> {
     const task = this.tasks.get(taskId);
-    const now = this.now();
-    const entry = task?.entries.find(
-      (e): e is ObservationEntry => e.kind === 'observation' && e.source === 'cancel' && e.at >= now - 1,
-    );
+    const answered = this.cancelsAnswered.get(taskId) ?? 0;
+    const entry = task?.entries.filter(
+      (e): e is ObservationEntry => e.kind === 'observation' && e.source === 'cancel',
+    )[answered];
     if (!task || !entry)
       throw new RecordedError(-32600, 'A replay sends nothing: only recorded cancels happen');
+    this.cancelsAnswered.set(taskId, answered + 1);
     return normalisedFrom(task, entry);
   }
 

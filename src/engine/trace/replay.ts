@@ -270,7 +270,8 @@ export class ReplaySession {
       if (entry.kind === 'observation' && entry.source === 'notification' && entry.status !== null)
         events.push({ at: entry.at, run: () => this.port.push(task, entry) });
       else if (entry.kind === 'observation' && entry.source === 'cancel')
-        events.push({ at: entry.at, run: () => void this.tracker.cancel(task.taskId) });
+        // Sent when it was sent: its answer then arrives when it arrived.
+        events.push({ at: entry.sentAt ?? entry.at, run: () => void this.tracker.cancel(task.taskId) });
       else if (entry.kind === 'observation' && entry.source === 'list')
         events.push({ at: entry.at, run: () => void this.tracker.syncList() });
       else if (entry.kind === 'input')
