@@ -1,4 +1,5 @@
-import { CHECK_MAX_LISTED, CHECK_MAX_PAGES, isRecord } from './active-check-plan';
+import { isObject } from '../mcp';
+import { CHECK_MAX_LISTED, CHECK_MAX_PAGES } from './active-check-plan';
 import { codeText, excerpt, skip, type Probe } from './active-check-probe';
 
 /**
@@ -33,12 +34,12 @@ export async function listPaging(p: Probe): Promise<string> {
     }
     const raw = page.answer;
     pages++;
-    if (!isRecord(raw) || !Array.isArray(raw.tasks)) {
+    if (!isObject(raw) || !Array.isArray(raw.tasks)) {
       problem = `page ${pages} of tasks/list has no tasks array: ${excerpt(raw)}`;
       break;
     }
     for (const item of raw.tasks)
-      if (isRecord(item) && typeof item.taskId === 'string' && ids.size < CHECK_MAX_LISTED)
+      if (isObject(item) && typeof item.taskId === 'string' && ids.size < CHECK_MAX_LISTED)
         ids.add(item.taskId);
     const next = raw.nextCursor;
     if (next === undefined || next === null || next === '') break;
@@ -91,12 +92,12 @@ export async function listPaging(p: Probe): Promise<string> {
 }
 
 export async function capabilityAbsent(p: Probe): Promise<string> {
+  // The rule is 2025-11-25's alone: a finding on 2026-07-28 would have no spec link and be dropped unseen.
+  if (p.target.era === '2026-07-28')
+    skip('tasks/list does not exist in 2026-07-28 and no rule there says how it is refused: not asked.');
   const methods: Array<'tasks/list' | 'tasks/cancel'> = [];
-  if (p.target.era === '2026-07-28') methods.push('tasks/list');
-  else {
-    if (!p.target.support.list) methods.push('tasks/list');
-    if (!p.target.support.cancel) methods.push('tasks/cancel');
-  }
+  if (!p.target.support.list) methods.push('tasks/list');
+  if (!p.target.support.cancel) methods.push('tasks/cancel');
   if (methods.length === 0)
     skip('The receiver declares both tasks/list and tasks/cancel: nothing absent to ask for.');
   const notes: string[] = [];
@@ -104,18 +105,24 @@ export async function capabilityAbsent(p: Probe): Promise<string> {
     const params =
       method === 'tasks/cancel' ? { taskId: `taskscope-check-unknown-${crypto.randomUUID()}` } : {};
     const { answer, error } = await p.attempt(method, params);
-    const why =
-      p.target.era === '2026-07-28' ? 'which 2026-07-28 does not have' : 'which it does not declare';
     if (error?.code === -32601) {
-      p.find('undeclared-method-refused', 'pass', `${method}, ${why}, is refused with -32601.`);
+      p.find(
+        'undeclared-method-refused',
+        'pass',
+        `${method}, which it does not declare, is refused with -32601.`,
+      );
       notes.push(`${method}: -32601`);
       continue;
     }
     const said = error ? `answered ${codeText(error)}` : `answered ${excerpt(answer)}`;
-    p.broken('undeclared-method-refused', `${method}, ${why}, ${said}; -32601 would say so plainly.`, {
-      detail: `${method}: ${said}`,
-      at: Date.now(),
-    });
+    p.broken(
+      'undeclared-method-refused',
+      `${method}, which it does not declare, ${said}; -32601 would say so plainly.`,
+      {
+        detail: `${method}: ${said}`,
+        at: Date.now(),
+      },
+    );
     notes.push(`${method}: ${error?.code ?? 'answered'}`);
   }
   return notes.join('; ');

@@ -1,4 +1,4 @@
-import type { ToolInfo } from '../mcp';
+import { isObject, type ToolInfo } from '../mcp';
 
 /** What the report card's active check will do, and with which tools: shared by the engine and the page. */
 
@@ -15,6 +15,8 @@ export const CHECK_LIMITS = {
 /** tasks/list pages followed at most by the check, and tasks read at most. */
 export const CHECK_MAX_PAGES = 20;
 export const CHECK_MAX_LISTED = 2_000;
+
+export const seconds = (ms: number) => `${(ms / 1000).toLocaleString('en', { maximumFractionDigits: 1 })} s`;
 
 export type CheckStepId =
   | 'unknown-id'
@@ -41,9 +43,6 @@ export interface CheckableTool {
   args: Record<string, unknown>;
 }
 
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * The tools the check can run as tasks: ones that allow a task (optional, required, or the receiver's
  * choice in 2026-07-28) and whose every required argument has a default. The check sends only those defaults.
@@ -53,7 +52,7 @@ export function checkableTools(tools: readonly ToolInfo[]): CheckableTool[] {
   for (const tool of tools) {
     if (tool.taskSupport === 'forbidden') continue;
     const schema = tool.inputSchema;
-    const properties = isRecord(schema.properties) ? schema.properties : {};
+    const properties = isObject(schema.properties) ? schema.properties : {};
     const required = Array.isArray(schema.required)
       ? schema.required.filter((r): r is string => typeof r === 'string')
       : [];
@@ -61,7 +60,7 @@ export function checkableTools(tools: readonly ToolInfo[]): CheckableTool[] {
     let fillable = true;
     for (const name of required) {
       const property = properties[name];
-      if (isRecord(property) && 'default' in property) args[name] = property.default;
+      if (isObject(property) && 'default' in property) args[name] = property.default;
       else fillable = false;
     }
     if (fillable) out.push({ tool, args });

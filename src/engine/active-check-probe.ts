@@ -75,7 +75,24 @@ export const excerpt = (value: unknown) => {
 export const codeText = (error: ClassifiedError) =>
   error.code !== undefined ? `${error.code} (${error.message})` : error.message;
 
-export const seconds = (ms: number) => `${(ms / 1000).toLocaleString('en', { maximumFractionDigits: 1 })} s`;
+/**
+ * `send` with an abort signal of its own that follows `parent`: the transport leaves its listener on the
+ * signal it is given, so the check's one signal handed to every request would gather a listener per request.
+ */
+export async function withOwnSignal<T>(
+  parent: AbortSignal,
+  send: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const own = new AbortController();
+  const onAbort = () => own.abort();
+  if (parent.aborted) own.abort();
+  else parent.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await send(own.signal);
+  } finally {
+    parent.removeEventListener('abort', onAbort);
+  }
+}
 
 /** A task the check started, and what it last read of it. */
 export interface Subject {

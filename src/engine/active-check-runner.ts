@@ -1,6 +1,7 @@
-import { eachPage, normaliseTool, type ToolInfo } from '../mcp';
+import { eachPage, normaliseTool, type Era, type ToolInfo } from '../mcp';
 import type { ActiveCheckState } from '../tasks/core/report/report-types';
 import { ActiveCheck, type CheckTarget } from './active-check';
+import { withOwnSignal } from './active-check-probe';
 import type { Connection } from './connection';
 import type { Replies } from './messages';
 
@@ -38,21 +39,12 @@ function targetFor(conn: Connection): CheckTarget {
     era: conn.holder.era,
     support: conn.api.support,
     request: (method, params, options) => conn.holder.request(method, params, options),
-    // tools/list paged by hand so that each page carries the check's deadline and stop signal.
-    listTools: async (options) => {
-      const tools: ToolInfo[] = [];
-      const era = conn.holder.era;
-      await eachPage(
-        { request: (method, params) => conn.holder.request(method, params, options) },
-        'tools/list',
-        'tools',
-        (item) => {
-          const read = normaliseTool(item, { era });
-          if (read.tool) tools.push(read.tool);
-        },
-      );
-      return tools;
-    },
+    listTools: (options) =>
+      pagedTools(
+        (method, params, page) => conn.holder.request(method, params, page),
+        conn.holder.era,
+        options,
+      ),
     created: (taskId, created, call, sentAt) => {
       if (!conn.closed)
         conn.tracker.track(taskId, {
@@ -65,4 +57,37 @@ function targetFor(conn: Connection): CheckTarget {
         });
     },
   };
+}
+
+type PageRequest = (
+  method: string,
+  params: Record<string, unknown>,
+  options: { timeoutMs: number; signal: AbortSignal },
+) => Promise<unknown>;
+
+/**
+ * tools/list paged by hand so that each page carries the check's deadline and stop signal: a signal of its
+ * own per page that follows the check's, as every other request of the check (ask in active-check.ts).
+ */
+export async function pagedTools(
+  request: PageRequest,
+  era: Era,
+  options: { timeoutMs: number; signal: AbortSignal },
+): Promise<ToolInfo[]> {
+  const tools: ToolInfo[] = [];
+  await eachPage(
+    {
+      request: (method, params) =>
+        withOwnSignal(options.signal, (signal) =>
+          request(method, params ?? {}, { timeoutMs: options.timeoutMs, signal }),
+        ),
+    },
+    'tools/list',
+    'tools',
+    (item) => {
+      const read = normaliseTool(item, { era });
+      if (read.tool) tools.push(read.tool);
+    },
+  );
+  return tools;
 }

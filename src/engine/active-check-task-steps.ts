@@ -1,7 +1,8 @@
 import { classifyError, isTerminal, normaliseTask } from '../mcp';
 import type { Offence } from '../tasks/core/report/report-types';
 import { appliesTo, ruleDef } from '../tasks/core/report/rules';
-import { codeText, excerpt, seconds, skip, Stopped, Skip, type Probe } from './active-check-probe';
+import { seconds } from './active-check-plan';
+import { codeText, excerpt, skip, Stopped, Skip, type Probe } from './active-check-probe';
 
 /**
  * The active check's steps on tasks (issue #13): an unknown id, tasks/result before the end, a cancel of a live

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ToolInfo } from '../mcp';
 import { ActiveCheck, checkableTools, type CheckTarget } from './active-check';
+import { pagedTools } from './active-check-runner';
 
 const tool = (name: string, taskSupport: ToolInfo['taskSupport'], inputSchema: Record<string, unknown>) => ({
   name,
@@ -161,7 +162,60 @@ describe('the active check, step by step', () => {
     expect(listToolsOptions[0]?.signal).toBe(check.signal);
   });
 
-  it('does not call a task deleted right after its cancel purged early (receivers may delete it)', async () => {
+  it('gives each tools/list page a signal of its own that follows the stop, and leaves none on the check', async () => {
+    const stop = new AbortController();
+    let listening = 0;
+    const add = stop.signal.addEventListener.bind(stop.signal);
+    const remove = stop.signal.removeEventListener.bind(stop.signal);
+    vi.spyOn(stop.signal, 'addEventListener').mockImplementation((...args) => {
+      listening++;
+      add(...args);
+    });
+    vi.spyOn(stop.signal, 'removeEventListener').mockImplementation((...args) => {
+      listening--;
+      remove(...args);
+    });
+    const pages: Array<{ params: Record<string, unknown>; timeoutMs: number; signal: AbortSignal }> = [];
+    const tools = await pagedTools(
+      (_method, params, options) => {
+        pages.push({ params, ...options });
+        return Promise.resolve(
+          params.cursor === undefined
+            ? { tools: [tool('a', 'optional', {})], nextCursor: 'p2' }
+            : { tools: [tool('b', 'optional', {})] },
+        );
+      },
+      '2025-11-25',
+      { timeoutMs: 10_000, signal: stop.signal },
+    );
+    expect(tools.map((t) => t.name)).toEqual(['a', 'b']);
+    expect(pages.map((p) => [p.params.cursor, p.timeoutMs])).toEqual([
+      [undefined, 10_000],
+      ['p2', 10_000],
+    ]);
+    expect(pages.every((p) => p.signal !== stop.signal)).toBe(true);
+    expect(pages[0]?.signal).not.toBe(pages[1]?.signal);
+    expect(listening).toBe(0);
+
+    // Stop while a page is in flight: that page's own signal is aborted.
+    let inFlight: AbortSignal | undefined;
+    const stalled = pagedTools(
+      (_method, _params, options) => {
+        inFlight = options.signal;
+        return new Promise((_resolve, reject) =>
+          options.signal.addEventListener('abort', () => reject(new Error('aborted'))),
+        );
+      },
+      '2025-11-25',
+      { timeoutMs: 10_000, signal: stop.signal },
+    );
+    stop.abort();
+    await expect(stalled).rejects.toThrow('aborted');
+    expect(inFlight?.aborted).toBe(true);
+    expect(listening).toBe(0);
+  });
+
+  it('does not judge a task deleted right after its cancel as purged early (receivers may delete it)', async () => {
     const { target } = scripted({ deletesOnCancel: true });
     const state = await runUnderFakeTime(new ActiveCheck(target));
     expect(state.findings.find((f) => f.id === 'ttl-not-purged-early')).toBeUndefined();

@@ -1,4 +1,4 @@
-import { classifyError, isTerminal, normaliseTask, type TaskSnapshot } from '../mcp';
+import { classifyError, isObject, isTerminal, normaliseTask, type TaskSnapshot } from '../mcp';
 import type {
   ActiveCheckState,
   ActiveCheckStep,
@@ -12,7 +12,7 @@ import { earlyPurgeTolerance } from '../tasks/core/report/task-rules';
 import {
   CHECK_STEPS,
   checkableTools,
-  isRecord,
+  seconds,
   type CheckStepId,
   type CheckableTool,
 } from './active-check-plan';
@@ -23,13 +23,13 @@ import {
   TIMING,
   codeText,
   excerpt,
-  seconds,
   skip,
   type Attempt,
   type CheckTarget,
   type Probe,
   type Subject,
   type Timing,
+  withOwnSignal,
 } from './active-check-probe';
 import {
   cancelLive,
@@ -198,17 +198,13 @@ export class ActiveCheck implements Probe {
     timeoutMs = this.timing.requestMs,
   ): Promise<unknown> {
     if (this.stopped) throw new Stopped();
-    // A signal per request: the transport leaves its listener on the signal it is given.
-    const request = new AbortController();
-    const onStop = () => request.abort();
-    this.controller.signal.addEventListener('abort', onStop, { once: true });
     try {
-      return await this.target.request(method, params, { timeoutMs, signal: request.signal });
+      return await withOwnSignal(this.controller.signal, (signal) =>
+        this.target.request(method, params, { timeoutMs, signal }),
+      );
     } catch (error) {
       if (this.stopped) throw new Stopped();
       throw error;
-    } finally {
-      this.controller.signal.removeEventListener('abort', onStop);
     }
   }
 
@@ -277,7 +273,7 @@ export class ActiveCheck implements Probe {
     if (this.target.era !== '2026-07-28') params.task = ttl === undefined ? {} : { ttl };
     const sentAt = Date.now();
     const raw = await this.ask('tools/call', params, this.timing.createMs);
-    if (this.target.era === '2026-07-28' && !(isRecord(raw) && raw.resultType === 'task')) return null;
+    if (this.target.era === '2026-07-28' && !(isObject(raw) && raw.resultType === 'task')) return null;
     const created = normaliseTask(raw, { era: this.target.era });
     if (!created.value) throw new Error(`${tool.name} did not answer with a task: ${excerpt(raw)}`);
     const subject: Subject = { taskId: created.value.taskId, snapshot: created.value, sentAt };

@@ -1,13 +1,11 @@
 import { useState } from 'react';
 import { Play } from 'lucide-react';
-import { CHECK_LIMITS, CHECK_STEPS, checkableTools } from '../engine/active-check-plan';
+import { CHECK_LIMITS, CHECK_STEPS, checkableTools, seconds } from '../engine/active-check-plan';
 import { useConnection } from '../state/connection';
 import { Button, focusRing } from '../ui/Button';
 import { Dialog } from '../ui/Dialog';
 import { startCheck } from './actions';
 import { useReceiverTools } from './hooks';
-
-const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 
 /** Asks before the check runs: it creates tasks on someone's server, and says what it will leave behind. */
 export function CheckConfirm({ url, onClose }: { url: string; onClose: () => void }) {

@@ -36,7 +36,7 @@ export function useActiveCheck(): ActiveCheckState | undefined {
 /** Judges the card from what the page holds now: tasks, snapshots, results, traffic, the check's findings. */
 export function buildReportCard(queryClient: QueryClient, check: ActiveCheckState | undefined): ReportCard {
   const connection = useConnection.getState();
-  const { tasks, clockOffsetMs } = tasksStore.getState();
+  const { tasks, clockOffsetMs, clockSamples } = tasksStore.getState();
   const snapshots = new Map<string, TaskSnapshot>();
   const results = new Map<string, Normalised<TaskResultSnapshot>>();
   for (const taskId of tasks.keys()) {
@@ -58,6 +58,7 @@ export function buildReportCard(queryClient: QueryClient, check: ActiveCheckStat
     // This connection's messages only: another receiver's answers are no evidence about this one.
     traffic: trafficEventsOf(connection.id),
     clockOffsetMs,
+    clockSamples,
     now: Date.now(),
   });
   if (!check) return passive;

@@ -107,8 +107,12 @@ describe('the active check against the 2026-07-28 demo receiver', () => {
     expect(stepState(state, 'short-ttl')).toBe('skipped');
     expect(stepState(state, 'list-paging')).toBe('skipped');
     expect(finding(state, 'unknown-task-error')?.verdict).toBe('pass');
-    // tasks/list is refused as it should be, but 2026-07-28 has no rule to grade it by.
-    expect(state.steps.find((s) => s.id === 'capability-absent')?.note).toBe('tasks/list: -32601');
+    // 2026-07-28 has no tasks/list and no rule to grade its refusal by: not asked, and said why.
+    expect(state.steps.find((s) => s.id === 'capability-absent')).toMatchObject({
+      state: 'skipped',
+      note: expect.stringMatching(/tasks\/list does not exist in 2026-07-28/),
+    });
+    expect(finding(state, 'undeclared-method-refused')).toBeUndefined();
     expect(finding(state, 'capability-absent-error')).toBeUndefined();
     expect(stepState(state, 'cancel-terminal')).toBe('skipped');
     expect(stepState(state, 'result-before-terminal')).toBe('skipped');

@@ -70,6 +70,7 @@ function inputOf(run: Run): ReportInput {
     results,
     traffic: run.traffic,
     clockOffsetMs: state.clockOffsetMs,
+    clockSamples: state.clockSamples,
     now: Date.now(),
   };
 }

@@ -3,6 +3,7 @@ import { countVerdicts, evaluateReport, judgeTogether, mergeFindings } from './e
 import { RULES, rulesFor, strengthFor } from './rules';
 import type { RuleResult } from './report-types';
 import { newTrackedTask, type ObservationEntry } from '../store';
+import { TrafficTap } from '../../../mcp';
 
 const result = (id: RuleResult['id'], verdict: RuleResult['verdict'], source: RuleResult['source']) => ({
   id,
@@ -51,6 +52,7 @@ describe('evaluateReport', () => {
     results: new Map(),
     traffic: [],
     clockOffsetMs: 0,
+    clockSamples: 1,
     now: 10_000,
   });
 
@@ -135,6 +137,7 @@ describe('no false fails', () => {
     support: { list: true, cancel: true, toolCall: true },
     results: new Map(),
     clockOffsetMs: 0,
+    clockSamples: 1,
     now: 100_000,
   };
   const task = (taskId: string, entries: ObservationEntry[], fields: Record<string, unknown> = {}) => ({
@@ -171,38 +174,57 @@ describe('no false fails', () => {
   const verdict = (card: ReturnType<typeof evaluateReport>, id: RuleResult['id']) =>
     card.rules.find((r) => r.id === id)?.verdict;
 
-  it('an HTTP 429 or 502 on a tools/call is not "answered with a result"', () => {
+  it('an HTTP failure counts by the JSON-RPC error in its body, as guarded-fetch records it', () => {
     const tools = [
       { name: 'quick', taskSupport: 'forbidden' as const, inputSchema: {} },
       { name: 'job', taskSupport: 'required' as const, inputSchema: {} },
     ];
-    const traffic = [
-      ...exchange(
-        'tools/call',
-        { name: 'quick', task: {} },
-        { jsonrpc: '2.0', id: 1 },
-        {
-          kind: 'http-error',
-          httpStatus: 429,
-        },
-      ),
-      ...exchange(
-        'tools/call',
-        { name: 'job' },
-        { error: 'bad gateway' },
-        { kind: 'http-error', httpStatus: 502 },
-      ),
-      // A -32601 sent with HTTP 404 is the receiver's answer all the same.
-      ...exchange(
-        'tools/call',
-        { name: 'job' },
-        { jsonrpc: '2.0', id: 5, error: { code: -32601, message: 'must be a task' } },
-        { kind: 'http-error', httpStatus: 404 },
-      ),
-    ];
+    // The recorder itself, fed as src/mcp/guarded-fetch.ts feeds it for a POST refused with an HTTP status.
+    const tap = new TrafficTap(() => 0, 500);
+    const traffic: Event[] = [];
+    tap.subscribe((event) => traffic.push(event));
+    const refused = (id: number, params: unknown, status: number, body: string) => {
+      tap.record('out', { jsonrpc: '2.0', id, method: 'tools/call', params });
+      tap.record(
+        'in',
+        { httpStatus: status, body },
+        { httpStatus: status, kind: 'http-error', inReplyTo: id },
+      );
+    };
+    // A rate limit and a gateway's page are no verdict on the rule.
+    refused(1, { name: 'quick', task: {} }, 429, 'Too Many Requests');
+    refused(2, { name: 'job' }, 502, '<html>bad gateway</html>');
+    // A -32601 sent with HTTP 404 is the receiver's answer all the same.
+    refused(
+      3,
+      { name: 'job' },
+      404,
+      JSON.stringify({ jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'must be a task' } }),
+    );
+    expect(traffic.filter((e) => e.kind === 'http-error').every((e) => e.requestSeq !== undefined)).toBe(
+      true,
+    );
     const card = evaluateReport({ ...base, tools, tasks: [], traffic });
     expect(verdict(card, 'capability-absent-error')).toBe('unobserved');
     expect(card.rules.find((r) => r.id === 'tool-task-support')).toMatchObject({
+      verdict: 'pass',
+      observations: 1,
+    });
+  });
+
+  it('an HTTP 4xx refusing a forbidden task call with -32601 in its body is judged too', () => {
+    const tools = [{ name: 'quick', taskSupport: 'forbidden' as const, inputSchema: {} }];
+    const traffic = exchange(
+      'tools/call',
+      { name: 'quick', task: {} },
+      {
+        httpStatus: 400,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'no task here' } }),
+      },
+      { kind: 'http-error', httpStatus: 400 },
+    );
+    const card = evaluateReport({ ...base, tools, tasks: [], traffic });
+    expect(card.rules.find((r) => r.id === 'capability-absent-error')).toMatchObject({
       verdict: 'pass',
       observations: 1,
     });
@@ -236,6 +258,18 @@ describe('no false fails', () => {
     ]);
     const card = evaluateReport({ ...base, tools: [], tasks: [listed], traffic: [], clockOffsetMs: ahead });
     expect(verdict(card, 'timestamps-not-future')).toBe('pass');
+  });
+
+  it('a receiver seen only through listings has no clock estimate yet: the future is not judged', () => {
+    const ahead = 3_600_000;
+    const listed = task('t1', [
+      obs(1000, { source: 'list', lastUpdatedAt: new Date(1000 + ahead).toISOString() }),
+    ]);
+    const card = evaluateReport({ ...base, tools: [], tasks: [listed], traffic: [], clockSamples: 0 });
+    expect(card.rules.find((r) => r.id === 'timestamps-not-future')).toMatchObject({
+      verdict: 'unobserved',
+      reason: expect.stringMatching(/clock is not known/),
+    });
   });
 
   it('a create answer already past working is legal', () => {

@@ -4,6 +4,7 @@
  * rule's strength (evaluate.ts).
  */
 import {
+  isObject,
   isOmittedBody,
   isTerminal,
   type Era,
@@ -32,6 +33,8 @@ export interface ReportInput {
   traffic: readonly TrafficEvent[];
   /** Estimated receiver − local clock offset (tasks store's clockOffsetMs). */
   clockOffsetMs: number;
+  /** How many fresh timestamps the offset was learnt from (tasks store's clockSamples); 0: never learnt. */
+  clockSamples: number;
   now: number;
 }
 
@@ -67,9 +70,6 @@ export interface Context {
   bySeq: Map<number, TrafficEvent>;
 }
 
-export const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export function parseTime(iso: string | undefined): number | undefined {
   if (iso === undefined) return undefined;
   const ms = Date.parse(iso);
@@ -96,7 +96,6 @@ export function buildContext(input: ReportInput): Context {
 
 /** Observations that answered a question of ours (not pushes), with a usable status. */
 export const answered = (o: ObservationEntry) => o.source !== 'notification' && o.status !== null;
-export const withStatus = (o: ObservationEntry) => o.status !== null;
 export const terminal = (o: ObservationEntry) => isTerminal(o.status);
 /** When the question behind an observation went out (the arrival, for pushes and anything unsent). */
 export const askedAt = (o: ObservationEntry) => o.sentAt ?? o.at;
@@ -138,18 +137,38 @@ function deliberateHttpError(answer: TrafficEvent, error: Exchange['error']): bo
   return true;
 }
 
+/** Beyond this an HTTP error body is not read for a JSON-RPC error (the recorder keeps 2,000 characters). */
+const MAX_HTTP_ERROR_BODY = 4000;
+
+/**
+ * The JSON-RPC error an answer carries: a JSON-RPC answer's own `error`, or, for an HTTP failure (recorded
+ * as `{ httpStatus, body }`, src/mcp/guarded-fetch.ts), the `error` of its body when that is JSON-RPC.
+ */
+function rpcErrorOf(answer: TrafficEvent, message: Record<string, unknown>): unknown {
+  if (answer.kind !== 'http-error') return message.error;
+  const body = message.body;
+  if (typeof body !== 'string' || body.length > MAX_HTTP_ERROR_BODY) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return isObject(parsed) ? parsed.error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function exchanges(ctx: Context, method: string): Exchange[] {
   const out: Exchange[] = [];
   for (const answer of ctx.input.traffic) {
     if (answer.direction !== 'in' || answer.method !== method || answer.requestSeq === undefined) continue;
     if (answer.kind !== 'response' && answer.kind !== 'error' && answer.kind !== 'http-error') continue;
     const request = ctx.bySeq.get(answer.requestSeq);
-    if (!request || !isRecord(request.message)) continue;
-    const params = isRecord(request.message.params) ? request.message.params : {};
-    const message = isRecord(answer.message) ? answer.message : {};
+    if (!request || !isObject(request.message)) continue;
+    const params = isObject(request.message.params) ? request.message.params : {};
+    const message = isObject(answer.message) ? answer.message : {};
     // A body left out of the log (too big) says nothing either way.
     if (isOmittedBody(message)) continue;
-    const rawError = isRecord(message.error) ? message.error : undefined;
+    const found = rpcErrorOf(answer, message);
+    const rawError = isObject(found) ? found : undefined;
     const error = rawError
       ? {
           code: typeof rawError.code === 'number' ? rawError.code : undefined,
@@ -159,7 +178,7 @@ export function exchanges(ctx: Context, method: string): Exchange[] {
       : undefined;
     if (answer.kind === 'http-error' && !deliberateHttpError(answer, error)) continue;
     // An HTTP failure is never "answered with a result", whatever its body holds.
-    const result = answer.kind !== 'http-error' && isRecord(message.result) ? message.result : undefined;
+    const result = answer.kind !== 'http-error' && isObject(message.result) ? message.result : undefined;
     out.push({ request, answer, params, result, error });
   }
   return out;

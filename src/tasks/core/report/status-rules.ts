@@ -5,11 +5,10 @@
  * receiver (its `sentAt` precedes the other's arrival).
  */
 import { isTerminal, type TaskStatus } from '../../../mcp';
+import { CLOCK_OUTLIER_MS } from '../merge';
 import type { ObservationEntry } from '../store';
 import { answered, askedAt, offence, parseTime, type Context, type Found, type Judgement } from './evidence';
 
-/** Beyond this past the estimated clock, a timestamp is in the future (as the tracker's own flag). */
-export const FUTURE_TOLERANCE_MS = 60_000;
 export const fmt = (status: TaskStatus | null) => status ?? '(none)';
 /** The first status after a terminal one that differs from it, asked after the terminal answer arrived. */
 function illegalAfter(
@@ -100,6 +99,18 @@ export function lastUpdatedMonotonic(ctx: Context): Judgement {
 }
 
 export function timestampsNotFuture(ctx: Context): Judgement {
+  // Without one fresh timestamp the receiver's clock is unknown (offset 0): a listed task's lastUpdatedAt
+  // from a receiver whose clock is ahead would look like the future.
+  if (ctx.input.clockSamples === 0)
+    return {
+      id: 'timestamps-not-future',
+      observations: 0,
+      offences: [],
+      passReason: '',
+      brokenReason: () => '',
+      unobservedReason:
+        "The receiver's clock is not known yet: no task was created here or seen to change (listed tasks alone do not tell it).",
+    };
   let n = 0;
   const offences: Found[] = [];
   for (const { task, obs } of ctx.tasks)
@@ -110,7 +121,8 @@ export function timestampsNotFuture(ctx: Context): Judgement {
       // Judged with the final clock estimate only: the tracker's warning at arrival used the estimate of
       // then, which a receiver whose clock is ahead (a task first seen via tasks/list) may not have had yet.
       const ahead = ms - o.at - ctx.input.clockOffsetMs;
-      if (ahead > FUTURE_TOLERANCE_MS) {
+      // Beyond the tracker's own outlier margin, as its flag at arrival.
+      if (ahead > CLOCK_OUTLIER_MS) {
         offences.push(
           offence(
             task.taskId,

@@ -2,25 +2,18 @@
  * Rules on a task's lifetime, judged from the tasks' timelines: the ttl given, honoured, not cut short and not
  * overstayed.
  */
-import {
-  isRecord,
-  offence,
-  terminal,
-  type Context,
-  type Found,
-  type Judgement,
-  type TaskView,
-} from './evidence';
+import { isObject } from '../../../mcp';
+import { offence, terminal, type Context, type Found, type Judgement, type TaskView } from './evidence';
 
 /**
  * A purge this much before the ttl ran out is still "on time": latency and the clock estimate (at least 1 s),
  * and a poll interval, since the purge is seen only at the next poll after it, plus 1 s of timestamp resolution.
  */
-export const EARLY_PURGE_TOLERANCE_MS = 1_000;
+const EARLY_PURGE_TOLERANCE_MS = 1_000;
 export const earlyPurgeTolerance = (pollIntervalMs: number | undefined): number =>
   Math.max(EARLY_PURGE_TOLERANCE_MS, (pollIntervalMs ?? 0) + 1_000);
 /** A task still answered this long after its ttl ran out (at least) was kept "far beyond" it. */
-export const KEPT_BEYOND_MIN_MS = 2_000;
+const KEPT_BEYOND_MIN_MS = 2_000;
 export function ttlPresent(ctx: Context): Judgement {
   let n = 0;
   const offences: Found[] = [];
@@ -52,8 +45,8 @@ function cancelledHere(ctx: Context): Set<string> {
     if (task.entries.some((e) => (e.kind === 'observation' || e.kind === 'error') && e.source === 'cancel'))
       out.add(task.taskId);
   for (const event of ctx.input.traffic) {
-    if (event.direction !== 'out' || event.method !== 'tasks/cancel' || !isRecord(event.message)) continue;
-    const params = isRecord(event.message.params) ? event.message.params : {};
+    if (event.direction !== 'out' || event.method !== 'tasks/cancel' || !isObject(event.message)) continue;
+    const params = isObject(event.message.params) ? event.message.params : {};
     if (typeof params.taskId === 'string') out.add(params.taskId);
   }
   return out;

@@ -2,11 +2,10 @@
  * Rules judged from the raw messages in the traffic log: error codes, `_meta`, what a call was answered with.
  * Whoever sent the question (the tracker, a person, the active check), the receiver's answer counts.
  */
-import { RELATED_TASK_META, isOmittedBody, isTerminal } from '../../../mcp';
+import { RELATED_TASK_META, isObject, isOmittedBody, isTerminal } from '../../../mcp';
 import {
   answered,
   exchanges,
-  isRecord,
   offence,
   taskIdOf,
   wireOffence,
@@ -36,7 +35,7 @@ function cutResults(ctx: Context): Set<string> {
     if (!isOmittedBody(answer.message)) continue;
     const request = ctx.bySeq.get(answer.requestSeq);
     const params =
-      isRecord(request?.message) && isRecord(request.message.params) ? request.message.params : {};
+      isObject(request?.message) && isObject(request.message.params) ? request.message.params : {};
     const taskId = taskIdOf(params);
     if (taskId) cut.add(taskId);
   }
@@ -55,8 +54,8 @@ export function resultRelatedMeta(ctx: Context): Judgement {
       continue;
     n++;
     seen.add(taskId);
-    const meta = isRecord(x.result._meta) ? x.result._meta[RELATED_TASK_META] : undefined;
-    const named = isRecord(meta) ? meta.taskId : undefined;
+    const meta = isObject(x.result._meta) ? x.result._meta[RELATED_TASK_META] : undefined;
+    const named = isObject(meta) ? meta.taskId : undefined;
     if (named !== taskId)
       offences.push(
         wireOffence(
@@ -73,8 +72,8 @@ export function resultRelatedMeta(ctx: Context): Judgement {
     const r = normalised.value;
     if (seen.has(taskId) || cut.has(taskId) || r.shape !== 'plain' || !r.result) continue;
     n++;
-    const meta = isRecord(r.result._meta) ? r.result._meta[RELATED_TASK_META] : undefined;
-    if (!isRecord(meta) || meta.taskId !== taskId) {
+    const meta = isObject(r.result._meta) ? r.result._meta[RELATED_TASK_META] : undefined;
+    if (!isObject(meta) || meta.taskId !== taskId) {
       const at = ctx.tasks
         .find((t) => t.task.taskId === taskId)
         ?.task.entries.find((e) => e.kind === 'result')?.at;
@@ -140,7 +139,7 @@ const judgeable = (x: Exchange) => x.error !== undefined || x.result !== undefin
 const toolNamed = (ctx: Context, params: Record<string, unknown>) =>
   typeof params.name === 'string' ? ctx.input.tools.find((t) => t.name === params.name) : undefined;
 const isCreateTaskResult = (result: Record<string, unknown> | undefined) =>
-  result !== undefined && (isRecord(result.task) || result.resultType === 'task');
+  result !== undefined && (isObject(result.task) || result.resultType === 'task');
 
 export function capabilityAbsentError(ctx: Context): Judgement {
   let n = 0;
@@ -148,7 +147,7 @@ export function capabilityAbsentError(ctx: Context): Judgement {
   if (ctx.input.support.toolCall)
     for (const x of exchanges(ctx, 'tools/call')) {
       const tool = toolNamed(ctx, x.params);
-      if (!isRecord(x.params.task) || tool?.taskSupport !== 'forbidden' || !judgeable(x)) continue;
+      if (!isObject(x.params.task) || tool?.taskSupport !== 'forbidden' || !judgeable(x)) continue;
       n++;
       if (x.error?.code !== METHOD_NOT_FOUND)
         offences.push(
@@ -207,7 +206,7 @@ export function toolTaskSupport(ctx: Context): Judgement {
   for (const x of exchanges(ctx, 'tools/call')) {
     const tool = toolNamed(ctx, x.params);
     if (!tool || tool.taskSupport === 'receiver') continue;
-    const asTask = isRecord(x.params.task);
+    const asTask = isObject(x.params.task);
     if (!declared) {
       // Without tasks.requests.tools.call the task field is to be ignored: a task answer breaks that.
       if (!asTask) continue;
@@ -362,7 +361,7 @@ export function failedErrorField(ctx: Context): Map<string, Found | null> {
     if (!taskId || x.result?.status !== 'failed' || out.get(taskId)) continue;
     out.set(
       taskId,
-      isRecord(x.result.error) ? null : wireOffence(x.answer, 'failed without the error field', taskId),
+      isObject(x.result.error) ? null : wireOffence(x.answer, 'failed without the error field', taskId),
     );
   }
   return out;
