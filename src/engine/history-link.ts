@@ -62,7 +62,7 @@ export class HistoryLink {
       lastSeq = Math.max(lastSeq, event.seq);
     }
     seqs.last = Math.max(seqs.last, base + lastSeq);
-    const inbox = restoredInbox(loaded.inbox);
+    const inbox = restoredInbox(loaded.inbox, conn.id);
     for (const event of inbox.settled) this.outbox.addInbox(event);
     conn.waitingFromHistory = inbox.waiting;
     conn.history = this.record(conn, db);
@@ -107,10 +107,13 @@ export class HistoryLink {
 
 /**
  * The inbox from history: answered requests for the record, and the ones still waiting when the page went
- * away (answerable only if their session is taken up again). Keys are made new: the ones they had came from
- * an earlier page and could meet this page's.
+ * away (answerable only if their session is taken up again). Keys and connection ids are made new: the ones
+ * they had came from an earlier page and could meet this page's.
  */
-function restoredInbox(events: readonly InboxEvent[]): { settled: InboxEvent[]; waiting: InboxRequest[] } {
+function restoredInbox(
+  events: readonly InboxEvent[],
+  connectionId: number,
+): { settled: InboxEvent[]; waiting: InboxRequest[] } {
   const ends = new Map<string, Extract<InboxEvent, { kind: 'settled' }>>();
   for (const event of events) if (event.kind === 'settled') ends.set(event.key, event);
   const settled: InboxEvent[] = [];
@@ -118,9 +121,11 @@ function restoredInbox(events: readonly InboxEvent[]): { settled: InboxEvent[]; 
   for (const event of events) {
     if (event.kind !== 'asked') continue;
     const key = `history:${event.request.receivedAt}:${event.request.key}`;
+    // Like restored traffic, it belongs to this connection now: the one it was asked on is an earlier page's.
+    const request = { ...event.request, key, connectionId };
     const end = ends.get(event.request.key);
-    if (end) settled.push({ kind: 'asked', request: { ...event.request, key } }, { ...end, key });
-    else waiting.push({ ...event.request, key });
+    if (end) settled.push({ kind: 'asked', request }, { ...end, key });
+    else waiting.push(request);
   }
   return { settled, waiting };
 }

@@ -125,6 +125,7 @@ export class EngineHost {
     const conn = this.current;
     switch (command.type) {
       case 'replay':
+      case 'replayCheck':
       case 'replaySeek':
       case 'replayControl':
       case 'replaySpeed':
@@ -198,7 +199,9 @@ export class EngineHost {
         try {
           // Through the current session: its id, headers and tap, so the answer shows in the traffic as well.
           const result = await session.request(command.method, command.params);
-          if (command.method === 'tools/call') this.trackResent(conn, command.params, result);
+          // The connection may have been closed or replaced while the call was out: its tracker is gone.
+          if (command.method === 'tools/call' && conn && !conn.closed && this.current === conn)
+            this.trackResent(conn, command.params, result);
           return { ok: true, result };
         } catch (error) {
           return { ok: false, error: classifyError(error, { method: command.method }) };
@@ -633,9 +636,13 @@ export class EngineHost {
     const created = normaliseTask(result, { era: conn.knownEra });
     if (!created.value) return;
     const tool = isObject(params) && typeof params.name === 'string' ? params.name : undefined;
+    // The call as sent, so Run again repeats it like any task run from the tools list.
+    const args = isObject(params) && isObject(params.arguments) ? params.arguments : {};
+    const task = isObject(params) && isObject(params.task) ? params.task : undefined;
+    const ttl = typeof task?.ttl === 'number' ? task.ttl : undefined;
     conn.tracker.track(created.value.taskId, {
       origin: 'created',
-      ...(tool ? { tool } : {}),
+      ...(tool ? { tool, call: { tool, args, ...(ttl !== undefined ? { ttl } : {}) } } : {}),
       initial: created,
       source: 'create',
     });

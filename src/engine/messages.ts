@@ -73,9 +73,15 @@ export type Command =
   /**
    * Plays a trace back with no receiver (the live connection, if any, is closed first). The trace (a file's
    * text, or parsed JSON) is untrusted input and is validated in the engine, off the page's thread; `at`
-   * starts the replay there, `speed` instant runs it to the end.
+   * starts the replay there, `speed` instant runs it to the end. Without `trace`, the one the last
+   * replayCheck accepted is played.
    */
-  | { type: 'replay'; connectionId: number; trace: string | object; speed: ReplaySpeed; at?: number }
+  | { type: 'replay'; connectionId: number; trace?: string | object; speed: ReplaySpeed; at?: number }
+  /**
+   * Validates a trace and holds it for the next replay, touching nothing else: the page resets its stores
+   * only once the engine has accepted the file, so a refused one leaves the live connection as it was.
+   */
+  | { type: 'replayCheck'; trace: string | object }
   /** Starts the current trace again at `at`, under a new connection id, so every store starts clean. */
   /** `paused`: stays paused there (scrubbing a paused replay). */
   | { type: 'replaySeek'; connectionId: number; at: number; speed: ReplaySpeed; paused?: boolean }
@@ -126,6 +132,7 @@ export interface Replies {
   resend: { ok: true; result: unknown } | Failure;
   answer: boolean;
   replay: { ok: true; info: ReplayInfo; warnings: string[] } | { ok: false; errors: string[] };
+  replayCheck: { ok: true; info: ReplayInfo; warnings: string[] } | { ok: false; errors: string[] };
   replaySeek: boolean;
   replayControl: null;
   replaySpeed: null;

@@ -2,7 +2,7 @@ import { serverTaskSupport, serverTaskSupport2026, type ClassifiedError } from '
 import type { Command, Health, ReplayInfo, Replies } from './messages';
 import type { Outbox, TaskParts } from './outbox';
 import { parseTrace, parseTraceText } from './trace/schema';
-import { ReplaySession, type ReplayOptions } from './trace/replay';
+import { ReplaySession, replayEnd, type ReplayOptions } from './trace/replay';
 import type { Trace } from './trace/trace-types';
 
 /** Commands that would reach a receiver: a replay has none to reach, so they are refused while one runs. */
@@ -36,6 +36,8 @@ const REFUSED: ClassifiedError = {
 export class ReplayHost {
   private session: ReplaySession | null = null;
   private trace: Trace | null = null;
+  /** The trace the last replayCheck accepted, with its warnings: the next replay without a trace plays it. */
+  private checked: { trace: Trace; warnings: string[] } | null = null;
 
   constructor(
     private readonly outbox: Outbox,
@@ -61,6 +63,13 @@ export class ReplayHost {
   /** Handles a replay command, or a live one a running replay refuses; undefined for anything else. */
   async handle(command: Command): Promise<{ value: Replies[Command['type']] } | undefined> {
     switch (command.type) {
+      case 'replayCheck': {
+        const parsed = parse(command.trace);
+        this.checked = parsed.ok ? { trace: parsed.trace, warnings: parsed.warnings } : null;
+        return {
+          value: parsed.ok ? { ok: true, info: infoOf(parsed.trace), warnings: parsed.warnings } : parsed,
+        };
+      }
       case 'replay':
         return { value: await this.open(command) };
       case 'replaySeek': {
@@ -99,7 +108,12 @@ export class ReplayHost {
 
   private async open(command: Extract<Command, { type: 'replay' }>): Promise<Replies['replay']> {
     const parsed =
-      typeof command.trace === 'string' ? parseTraceText(command.trace) : parseTrace(command.trace);
+      command.trace !== undefined
+        ? parse(command.trace)
+        : this.checked
+          ? { ok: true as const, ...this.checked }
+          : { ok: false as const, errors: ['no trace was checked before the replay'] };
+    this.checked = null;
     if (!parsed.ok) return parsed;
     const trace = parsed.trace;
     this.stop();
@@ -125,15 +139,7 @@ export class ReplayHost {
     const session = this.session as ReplaySession | null;
     // Started in the background: an instant replay of a long trace answers the page first and fills in after.
     void session?.start(command.at ?? trace.startedAt, command.speed);
-    const info: ReplayInfo = {
-      receiverUrl: trace.receiver.url,
-      receiverName: server ? (server.title ?? server.name) : undefined,
-      exportedAt: trace.exportedAt,
-      startedAt: trace.startedAt,
-      endedAt: session?.end ?? trace.endedAt,
-      tasks: trace.tasks.length,
-    };
-    return { ok: true, info, warnings: parsed.warnings };
+    return { ok: true, info: infoOf(trace), warnings: parsed.warnings };
   }
 
   /** A fresh session from the trace's start: tracker, query cache and page records all start clean. */
@@ -152,6 +158,22 @@ export class ReplayHost {
       this.options,
     );
   }
+}
+
+function parse(trace: string | object) {
+  return typeof trace === 'string' ? parseTraceText(trace) : parseTrace(trace);
+}
+
+function infoOf(trace: Trace): ReplayInfo {
+  const server = trace.receiver.server;
+  return {
+    receiverUrl: trace.receiver.url,
+    receiverName: server ? (server.title ?? server.name) : undefined,
+    exportedAt: trace.exportedAt,
+    startedAt: trace.startedAt,
+    endedAt: replayEnd(trace),
+    tasks: trace.tasks.length,
+  };
 }
 
 function refusal(type: Command['type']): Replies[Command['type']] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, isSecretHeader, redactHeaders, redactUrl } from './redact-headers';
+import { REDACTED, isSecretHeader, isSecretParam, redactHeaders, redactUrl } from './redact-headers';
 
 describe('redactUrl', () => {
   it('replaces credentials in the query and the userinfo, and names what it replaced', () => {
@@ -18,19 +18,43 @@ describe('redactUrl', () => {
   });
 });
 
-describe('one secret-name rule for headers and query parameters', () => {
-  it('names the same things secret in both places', () => {
-    for (const name of ['Authorization', 'X-Goog-Api-Key', 'X-Session-Token', 'X-Signature', 'X-Auth-Code'])
+describe('secret names: narrow for headers, wide for query parameters', () => {
+  it('redacts credential headers and keeps the ones needed to read an exchange', () => {
+    for (const name of ['Authorization', 'Cookie', 'X-Goog-Api-Key', 'X-Session-Token', 'X-Client-Secret'])
       expect(isSecretHeader(name)).toBe(true);
-    for (const name of ['accept', 'keep-alive', 'content-encoding', 'team'])
-      expect(isSecretHeader(name)).toBe(false);
+    for (const name of [
+      'accept',
+      'keep-alive',
+      'content-encoding',
+      'WWW-Authenticate',
+      'Proxy-Authenticate',
+      'Access-Control-Allow-Credentials',
+      'X-Error-Code',
+      'X-Session-Affinity',
+      'X-Signature-Algorithm',
+    ])
+      expect(isSecretHeader(name), name).toBe(false);
+    expect(
+      redactHeaders({
+        api_key: '1',
+        page: '4',
+        'www-authenticate': 'Bearer realm="r"',
+        'x-error-code': 'E1',
+      }),
+    ).toEqual({ api_key: REDACTED, page: '4', 'www-authenticate': 'Bearer realm="r"', 'x-error-code': 'E1' });
+  });
+
+  it('names more query parameters secret than headers, and every secret header name too', () => {
+    for (const name of ['sig', 'authCode', 'session', 'X-Session-Token', 'api_key', 'credential'])
+      expect(isSecretParam(name), name).toBe(true);
+    expect(isSecretParam('team')).toBe(false);
     expect(redactUrl('http://r.example/mcp?X-Session-Token=1')).toContain('X-Session-Token=%5Bredacted%5D');
-    expect(redactHeaders({ api_key: '1', page: '4' })).toEqual({ api_key: REDACTED, page: '4' });
   });
 
   it('keeps the MCP session id and protocol version: exports pseudonymise sessions instead', () => {
     expect(isSecretHeader('Mcp-Session-Id')).toBe(false);
     expect(isSecretHeader('MCP-Protocol-Version')).toBe(false);
+    expect(isSecretParam('mcp-session-id')).toBe(false);
     expect(redactHeaders({ 'mcp-session-id': 's1' })).toEqual({ 'mcp-session-id': 's1' });
   });
 });

@@ -17,22 +17,34 @@ const SECRET_HEADERS = new Set([
   'x-taskscope-relay-token',
 ]);
 /**
- * Custom schemes name their secret headers and query parameters freely (X-Goog-Api-Key, X-Session-Token,
- * ?access_token=, ?sig=, ?authCode=…): a name is enough. One rule for both, so a credential moved from a header
- * into the URL stays hidden.
+ * Custom schemes name their secret headers freely (X-Goog-Api-Key, X-Session-Token): a name is enough. Kept
+ * narrow for headers, which are redacted for good at capture: WWW-Authenticate, Access-Control-Allow-Credentials
+ * or X-Error-Code carry no secret and are needed to read an exchange.
  */
-const SECRET_PARTS = /token|secret|password|key|auth|sig|credential|session|code/i;
+const SECRET_HEADER_PARTS = /token|secret|password|key/i;
+/**
+ * Query parameters are named more loosely (?access_token=, ?sig=, ?authCode=, ?session=…) and a URL is shown
+ * and shared more often than a header: the wide rule. A header's secret moved into the URL stays hidden too.
+ */
+const SECRET_PARAM_PARTS = /token|secret|password|key|auth|sig|credential|session|code/i;
 /**
  * Named like secrets but needed to read an exchange: MCP forbids treating a session as authentication, and
  * exports replace session ids with pseudonyms instead (src/trace/pseudonyms.ts).
  */
 const NOT_SECRET = new Set(['mcp-session-id', 'mcp-protocol-version']);
 
-/** Whether a header or query parameter of this name carries a credential. */
+/** Whether a header of this name carries a credential. */
 export function isSecretHeader(name: string): boolean {
   const lower = name.trim().toLowerCase();
   if (NOT_SECRET.has(lower)) return false;
-  return SECRET_HEADERS.has(lower) || SECRET_PARTS.test(lower);
+  return SECRET_HEADERS.has(lower) || SECRET_HEADER_PARTS.test(lower);
+}
+
+/** Whether a query parameter of this name carries a credential. */
+export function isSecretParam(name: string): boolean {
+  const lower = name.trim().toLowerCase();
+  if (NOT_SECRET.has(lower)) return false;
+  return isSecretHeader(lower) || SECRET_PARAM_PARTS.test(lower);
 }
 
 /**
@@ -53,7 +65,7 @@ export function redactUrl(raw: string, redacted?: Set<string>): string {
     changed = true;
   }
   for (const name of new Set(url.searchParams.keys())) {
-    if (isSecretHeader(name)) {
+    if (isSecretParam(name)) {
       url.searchParams.set(name, REDACTED);
       redacted?.add(`?${name}`);
       changed = true;

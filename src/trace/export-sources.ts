@@ -69,7 +69,8 @@ export function pageTraceSources(queryClient: QueryClient): TraceSources {
     snapshot: (taskId) => queryClient.getQueryData<TaskSnapshot>(queryKeys.task(id, taskId)),
     result: (taskId) =>
       queryClient.getQueryData<Normalised<TaskResultSnapshot>>(queryKeys.taskResult(id, taskId)),
-    inbox: inboxEvents(useInbox.getState().items),
+    // This connection's requests only, as for traffic: the inbox keeps earlier connections' too.
+    inbox: inboxEvents(useInbox.getState().items.filter((item) => item.connectionId === id)),
     // Only this connection's: the log also holds earlier connections' and replays' rows.
     traffic: trafficEventsOf(id),
   };

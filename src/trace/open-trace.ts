@@ -1,6 +1,6 @@
 import { getEngine } from '../engine/bridge';
 import type { ReplaySpeed } from '../engine/messages';
-import { MAX_TRACE_BYTES, preflightTraceText } from '../engine/trace/schema';
+import { MAX_TRACE_BYTES } from '../engine/trace/schema';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
@@ -21,16 +21,16 @@ function freshConnection(): number {
 }
 
 /**
- * Replays a trace from its text. The page checks only what is cheap (size, JSON, format and version), to say
- * plainly what is wrong and leave a live connection alone when the file is not a trace at all; the engine
- * validates the whole of it, off the page's thread, before it plays it with no receiver.
+ * Replays a trace from its text. The engine checks all of it (size, JSON, format, version, schema) off the
+ * page's thread, and holds it; only once it has accepted the file does the page start clean for the replay,
+ * so a refused file leaves the live connection, and what the page shows of it, as they were.
  */
 export async function openTraceText(
   text: string,
   speed: ReplaySpeed = useReplay.getState().speed,
 ): Promise<boolean> {
   useReplay.setState({ opening: true, errors: undefined, warnings: undefined });
-  const checked = preflightTraceText(text);
+  const checked = await getEngine().request({ type: 'replayCheck', trace: text });
   if (!checked.ok) {
     refuse(checked.errors);
     return false;
@@ -38,8 +38,7 @@ export async function openTraceText(
   const id = freshConnection();
   useConnection.setState({
     id,
-    // The receiver's URL is shown once the engine has validated the trace it comes from.
-    url: '',
+    url: checked.info.receiverUrl,
     headers: {},
     status: 'connecting',
     since: Date.now(),
@@ -56,13 +55,12 @@ export async function openTraceText(
   const selection = useSelection.getState().selection;
   if (selection.kind === 'task' || selection.kind === 'tool')
     useSelection.getState().select({ kind: 'none' });
-  const reply = await getEngine().request({ type: 'replay', connectionId: id, trace: text, speed });
+  const reply = await getEngine().request({ type: 'replay', connectionId: id, speed });
   if (!reply.ok) {
     useReplay.setState({ connectionId: undefined });
     refuse(reply.errors);
     return false;
   }
-  if (useConnection.getState().id === id) useConnection.setState({ url: reply.info.receiverUrl });
   useReplay.setState({ info: reply.info, speed, warnings: reply.warnings, opening: false });
   return true;
 }

@@ -7,6 +7,7 @@ import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { TRAFFIC_BYTE_CAP, useTraffic, useTrafficView } from './store';
 import { filterRows, isFiltered, methodsOf, NO_FILTER } from './filters';
 import { indexOfRow } from './rows';
+import { useConnection } from '../state/connection';
 import { TrafficHeader, TrafficTable } from './TrafficTable';
 import { TrafficDetail } from './TrafficDetail';
 
@@ -91,7 +92,8 @@ function TrafficPanel() {
   const follow = useTrafficView((s) => s.follow);
   const select = useTrafficView((s) => s.select);
   const setFollow = useTrafficView((s) => s.setFollow);
-  const shown = useMemo(() => filterRows(rows, filter), [rows, filter]);
+  const connectionId = useConnection((s) => s.id);
+  const shown = useMemo(() => filterRows(rows, filter, connectionId), [rows, filter, connectionId]);
   const at = selected === null ? -1 : indexOfRow(rows, selected);
   const opened = at === -1 ? undefined : rows[at];
   const tableRef = useRef<HTMLDivElement>(null);

@@ -41,16 +41,23 @@ function textOf(event: TrafficEvent): string {
 }
 
 /** The rows the filter lets through, in their order; the same array when nothing filters. */
-export function filterRows(rows: readonly TrafficRow[], filter: TrafficFilter): readonly TrafficRow[] {
+export function filterRows(
+  rows: readonly TrafficRow[],
+  filter: TrafficFilter,
+  /** The current connection (useConnection's id): "Task traffic" is that task's, not an earlier one's of the same id. */
+  connectionId?: number,
+): readonly TrafficRow[] {
   if (!isFiltered(filter)) return rows;
   const task = filter.taskExact ? filter.taskId : filter.taskId.trim();
-  const taskMatches = (taskId: string | undefined) =>
-    filter.taskExact ? taskId === task : (taskId?.includes(task) ?? false);
+  const taskMatches = (row: TrafficRow) =>
+    filter.taskExact
+      ? row.taskId === task && (connectionId === undefined || row.first.connectionId === connectionId)
+      : (row.taskId?.includes(task) ?? false);
   const search = filter.search.trim().toLowerCase();
   return rows.filter(
     (row) =>
       (filter.method === '' || row.method === filter.method) &&
-      (task === '' || taskMatches(row.taskId)) &&
+      (task === '' || taskMatches(row)) &&
       (filter.kind === 'all' || row.kind === filter.kind) &&
       (search === '' ||
         textOf(row.first).includes(search) ||

@@ -1,5 +1,5 @@
 import { MAX_LOGGED_MESSAGE_BYTES, relatedTaskId, type TrafficEvent } from '../mcp';
-import { isObject } from '../mcp/json';
+import { isObject } from '../mcp';
 
 /** What the kind filter tells apart: a question (with its answer), a notification, or anything that failed. */
 export type RowKind = 'request' | 'notification' | 'error';

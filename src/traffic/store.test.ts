@@ -145,7 +145,10 @@ describe('filters', () => {
       [3, 'xt1'],
     ] as const)
       near.tap.record('out', { jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId } });
-    const nearRows = addEvents(emptyLog(), near.events).rows;
+    const nearRows = addEvents(
+      emptyLog(),
+      near.events.map((e) => ({ ...e, connectionId: 3 })),
+    ).rows;
     showTaskTraffic('t1');
     const exact = useTrafficView.getState().filter;
     expect(filterRows(nearRows, exact).map((r) => r.taskId)).toEqual(['t1']);
@@ -154,6 +157,9 @@ describe('filters', () => {
       't10',
       'xt1',
     ]);
+    // The same id on an earlier connection (a reconnect, a replay) is another task.
+    expect(filterRows(nearRows, exact, 3).map((r) => r.taskId)).toEqual(['t1']);
+    expect(filterRows(nearRows, exact, 4)).toEqual([]);
   });
 });
 

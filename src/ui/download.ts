@@ -1,5 +1,12 @@
+/**
+ * Kept alive this long after the click: some browsers read the blob only once the download has really started
+ * (after a save dialog, say), and a URL revoked before then cancels it. Half a minute is plenty; the blob is
+ * freed after.
+ */
+const REVOKE_AFTER_MS = 30_000;
+
 /** Hands `blob` to the browser as a file download named `fileName`. */
-export function downloadBlob(fileName: string, blob: Blob): void {
+function downloadBlob(fileName: string, blob: Blob): void {
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
@@ -11,8 +18,7 @@ export function downloadBlob(fileName: string, blob: Blob): void {
     link.click();
   } finally {
     link.remove();
-    // Revoked after the click's task: revoking within it can cancel a download the browser has not started.
-    setTimeout(() => URL.revokeObjectURL(url), 0);
+    setTimeout(() => URL.revokeObjectURL(url), REVOKE_AFTER_MS);
   }
 }
 

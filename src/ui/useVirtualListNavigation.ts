@@ -4,7 +4,7 @@ import { useListNavigation } from './useKeymap';
 const FOCUSABLE = 'button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])';
 
 /** The first thing a person can focus in a row: the row itself, or the first control in it. */
-export const firstFocusable = (row: HTMLElement): HTMLElement | null =>
+const firstFocusable = (row: HTMLElement): HTMLElement | null =>
   row.matches(FOCUSABLE) ? row : row.querySelector<HTMLElement>(FOCUSABLE);
 
 /**

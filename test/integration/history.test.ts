@@ -81,6 +81,38 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
     db!.close();
   }, 30_000);
 
+  it('restored inbox requests belong to the connection that restored them, as restored traffic does', async () => {
+    const receiver = await startDemoReceiver();
+    cleanups.push(() => receiver.close());
+    const indexedDB = new IDBFactory();
+    const db = await HistoryDb.open({ indexedDB });
+    const request = {
+      key: 'k1',
+      connectionId: 1,
+      requestId: 3,
+      method: 'elicitation/create',
+      params: { message: 'Proceed?' },
+      receivedAt: Date.now() - 60_000,
+    };
+    await db!.write(receiver.url, {
+      tasks: [],
+      snapshots: [],
+      results: [],
+      traffic: [],
+      inbox: [
+        { kind: 'asked', request },
+        { kind: 'settled', key: 'k1', state: 'answered', outcome: 'declined', at: Date.now() - 50_000 },
+      ],
+    });
+    db!.close();
+    const e = engineOverChannel({ history: () => HistoryDb.open({ indexedDB }) });
+    cleanups.push(() => e.close());
+    await e.bridge.request({ type: 'connect', connectionId: 7, url: receiver.url, headers: {}, settings });
+    await waitFor(() => e.batches.some((b) => b.inbox.length > 0), 5000);
+    const asked = e.batches.flatMap((b) => b.inbox).filter((event) => event.kind === 'asked');
+    expect(asked.map((event) => event.kind === 'asked' && event.request.connectionId)).toEqual([7]);
+  }, 20_000);
+
   it('Reconnect: the live tasks of the session left behind come back from history and are asked about once in the new one', async () => {
     const receiver = await startDemoReceiver();
     cleanups.push(() => receiver.close());

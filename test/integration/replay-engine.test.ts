@@ -4,6 +4,11 @@ import type { Batch } from '../../src/engine/messages';
 import { engineOverChannel } from '../helpers/engine-channel';
 import { startRecorder } from '../helpers/record-trace';
 import { waitFor } from '../helpers/wait';
+import { setEngine } from '../../src/engine/bridge';
+import { openTraceText } from '../../src/trace/open-trace';
+import { useConnection } from '../../src/state/connection';
+import { useInbox } from '../../src/inbox/store';
+import { useReplay } from '../../src/state/replay';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -85,4 +90,36 @@ describe('replay through the engine', () => {
     expect(newer).toMatchObject({ ok: false, errors: [expect.stringMatching(/newer/)] });
     expect(engine.tasks.getState().order).toEqual([]);
   });
+
+  it('the page leaves a live connection and what it shows alone until the engine accepts the trace', async () => {
+    const rec = await startRecorder();
+    await rec.run('slow_job', { durationMs: 300, steps: 1, pollIntervalMs: 100, label: 'kept' });
+    await rec.allEnded(10_000);
+    const trace = rec.trace();
+    await rec.close();
+    const { engine } = replayEngine();
+    setEngine(engine.bridge);
+    cleanups.push(async () => {
+      setEngine(null);
+      useReplay.setState({ connectionId: undefined, info: undefined, errors: undefined, opening: false });
+    });
+    const live = { id: 4, url: 'http://127.0.0.1:9/mcp', status: 'connected' as const };
+    useConnection.setState(live);
+    const item = { id: 'live-question' } as unknown as ReturnType<typeof useInbox.getState>['items'][number];
+    useInbox.setState({ items: [item] });
+
+    // JSON, format and version are right; the schema is not: only the engine can tell.
+    const bad = JSON.stringify({ ...trace, tasks: [{ taskId: 5 }] });
+    expect(await openTraceText(bad, 'instant')).toBe(false);
+    expect(useReplay.getState().errors?.length).toBeGreaterThan(0);
+    expect(useReplay.getState().opening).toBe(false);
+    expect(useReplay.getState().connectionId).toBeUndefined();
+    expect(useConnection.getState()).toMatchObject(live);
+    expect(useInbox.getState().items).toEqual([item]);
+
+    expect(await openTraceText(JSON.stringify(trace), 'instant')).toBe(true);
+    expect(useConnection.getState()).toMatchObject({ id: 5, url: rec.url });
+    expect(useReplay.getState()).toMatchObject({ connectionId: 5, errors: undefined });
+    expect(useInbox.getState().items).toEqual([]);
+  }, 30_000);
 });

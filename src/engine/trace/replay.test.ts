@@ -209,6 +209,45 @@ describe('RecordedPort', () => {
 });
 
 describe('ReplaySession', () => {
+  it('replays a preserved log with a two-day-old task still polling, to the end, instantly', async () => {
+    const demo = demoTrace();
+    const twoDays = 2 * 86_400_000;
+    // Every recorded time moved two days back: a task restored from history, last seen working then.
+    const shift = (value: unknown): unknown =>
+      typeof value === 'number' && value >= demo.startedAt - 60_000 && value <= demo.endedAt + 60_000
+        ? value - twoDays
+        : Array.isArray(value)
+          ? value.map(shift)
+          : value && typeof value === 'object'
+            ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shift(v)]))
+            : value;
+    const flaky = byTool(demo, 'flaky_job');
+    const restored = {
+      ...(shift(flaky) as TraceTask),
+      taskId: 'restored-two-days-ago',
+      status: 'working',
+      result: undefined,
+      entries: (shift(flaky.entries) as TraceTask['entries']).filter(
+        (e) => e.kind === 'observation' && e.status === 'working',
+      ),
+    };
+    const parsed = parseTraceText(
+      JSON.stringify({ ...demo, startedAt: demo.startedAt - twoDays, tasks: [restored, ...demo.tasks] }),
+    );
+    if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+    const { session, traffic } = startReplay(parsed.trace);
+    const began = Date.now();
+    await session.start(parsed.trace.startedAt, 'instant');
+    // Polling every 500 ms for two days would be some 350,000 polls: the idle stretch is skipped instead.
+    expect(Date.now() - began).toBeLessThan(5_000);
+    expect(session.news().ended).toBe(true);
+    const { tasks } = session.tracker.store.getState();
+    expect(tasks.get('restored-two-days-ago')?.status).toBe('working');
+    for (const recorded of demo.tasks) expect(tasks.get(recorded.taskId)?.status).toBe(recorded.status);
+    expect(traffic).toHaveLength(demo.traffic.length);
+    session.dispose();
+  }, 30_000);
+
   it('plays the demo trace instantly to every task’s recorded end, with its results, inbox and traffic', async () => {
     const trace = demoTrace();
     const { session, traffic, inbox } = startReplay(trace);

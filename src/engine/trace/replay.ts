@@ -29,6 +29,13 @@ export interface ReplayOptions {
 /** Past the last recorded moment, replay runs on for this long at most so the last polls can see the end. */
 const MAX_TAIL_MS = 10_000;
 
+/**
+ * A stretch longer than this with nothing recorded (a preserved log's history from days ago, a far endedAt) is
+ * cut down to IDLE_KEPT_MS: replayed whole it would take days at 1× and a poll per interval when seeking.
+ */
+export const IDLE_GAP_MS = 10_000;
+const IDLE_KEPT_MS = 2_000;
+
 /** One macrotask: every microtask the last timer set off (a recorded answer, its merge) has run by then. */
 export function macrotask(): Promise<void> {
   const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
@@ -325,7 +332,17 @@ export class ReplaySession {
           console.error('Taskscope: a recorded event could not be replayed', error);
         }
       }
+      this.skipIdle();
       this.armCursor();
     }, next.at - this.clock.now());
+  }
+
+  private skipIdle(): void {
+    const next = this.events[this.cursor];
+    if (!next || this.disposed) return;
+    const gap = next.at - this.clock.now();
+    if (gap <= IDLE_GAP_MS) return;
+    this.clock.skip(gap - IDLE_KEPT_MS);
+    this.out.changed();
   }
 }

@@ -403,8 +403,8 @@ noFieldsDiffer<
   | KeyDiff<HttpFacts, NonNullable<TrafficItem['http']>>
 >({});
 
-/** A recording longer than this is refused: the scrubber and the replay's timers would mean nothing over it. */
-export const MAX_TRACE_SPAN_MS = 24 * 60 * 60 * 1000;
+/** A recording longer than this is refused. Longer than a day is common: a preserved log keeps its history. */
+export const MAX_TRACE_SPAN_MS = 366 * 24 * 60 * 60 * 1000;
 /** How far a recorded time may lie outside startedAt…endedAt (clocks read a moment apart, rounding). */
 const SPAN_SLACK_MS = 60_000;
 
@@ -497,7 +497,7 @@ export function parseTrace(json: unknown): ParseTraceResult {
     return {
       ok: false,
       errors: [
-        `endedAt: the recording spans more than ${MAX_TRACE_SPAN_MS / 3_600_000} hours; Taskscope replays up to that`,
+        `endedAt: the recording spans more than ${MAX_TRACE_SPAN_MS / 86_400_000} days; Taskscope replays up to that`,
       ],
     };
   const stray = timeOutsideSpan(trace);
@@ -530,26 +530,6 @@ export function parseTrace(json: unknown): ParseTraceResult {
   if (extra.length > 0)
     out.push(`ignored fields this Taskscope does not know: ${extra.slice(0, 10).join(', ').slice(0, 300)}`);
   return { ok: true, trace, warnings: out };
-}
-
-/**
- * What the page checks before it hands a file to the engine: size, JSON, format and version, each in one
- * sentence. The whole validation runs in the engine (parseTrace), off the page's thread.
- */
-export function preflightTraceText(textContent: string): { ok: true } | { ok: false; errors: string[] } {
-  if (textContent.length > MAX_TRACE_BYTES)
-    return { ok: false, errors: [`the file is larger than ${MAX_TRACE_BYTES / 1024 / 1024} MB`] };
-  let json: unknown;
-  try {
-    json = JSON.parse(textContent);
-  } catch (error) {
-    return {
-      ok: false,
-      errors: [`not JSON: ${error instanceof Error ? error.message.slice(0, 200) : 'parse error'}`],
-    };
-  }
-  const headerError = checkHeader(json);
-  return headerError ? { ok: false, errors: [headerError] } : { ok: true };
 }
 
 /** Reads a trace file's text: refused past MAX_TRACE_BYTES before JSON.parse sees it. */
