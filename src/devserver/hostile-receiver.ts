@@ -133,11 +133,12 @@ export function createHostileHandler(): HostileHandler & { reset(name?: CaseName
     c.byId = new Map(c.listed.map((t) => [t.taskId, t]));
     c.created = 0;
   };
-  for (const name of CASE_NAMES) {
+  /** Every case, named or a set of faults, starts alike: no task yet, then seeded. */
+  const newCase = (name: CaseState['name'], description: string, spec: CaseState['spec']): CaseState => {
     const c: CaseState = {
       name,
-      description: CASE_DESCRIPTIONS[name],
-      spec: specs[name],
+      description,
+      spec,
       listed: [],
       byId: new Map(),
       resetAt: 0,
@@ -147,7 +148,10 @@ export function createHostileHandler(): HostileHandler & { reset(name?: CaseName
       created: 0,
     };
     resetCase(c);
-    cases.set(name, c);
+    return c;
+  };
+  for (const name of CASE_NAMES) {
+    cases.set(name, newCase(name, CASE_DESCRIPTIONS[name], specs[name]));
   }
 
   const countGet = (c: CaseState, taskId: string) => {
@@ -393,22 +397,13 @@ export function createHostileHandler(): HostileHandler & { reset(name?: CaseName
       });
       return undefined;
     }
-    c = {
+    c = newCase(
       name,
-      description:
-        faults.length > 0
-          ? `breaks ${faults.map((f: FaultName) => `${f} (${FAULT_DESCRIPTIONS[f]})`).join('; ')}`
-          : 'follows every rule the report card judges',
-      spec: faultSpec(faults, held),
-      listed: [],
-      byId: new Map(),
-      resetAt: 0,
-      counter: newCounter(),
-      open: 0,
-      waiters: new Map(),
-      created: 0,
-    };
-    resetCase(c);
+      faults.length > 0
+        ? `breaks ${faults.map((f: FaultName) => `${f} (${FAULT_DESCRIPTIONS[f]})`).join('; ')}`
+        : 'follows every rule the report card judges',
+      faultSpec(faults, held),
+    );
     cases.set(name, c);
     return c;
   };
