@@ -67,6 +67,13 @@ describe('TaskTracker TTL and purge', () => {
     await vi.advanceTimersByTimeAsync(2000);
     expect(ctx.tracker.store.getState().clockOffsetMs).toBe(ahead);
   });
+
+  it('counts a clock sample that leaves the offset at 0 (the receiver’s clock is then known to agree)', async () => {
+    ctx.receiver.onGet = async () => rawTask({ lastUpdatedAt: new Date(Date.now()).toISOString() });
+    start(rawTask({ createdAt: new Date().toISOString(), lastUpdatedAt: new Date().toISOString() }));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(ctx.tracker.store.getState()).toMatchObject({ clockOffsetMs: 0, clockSamples: 1 });
+  });
 });
 
 describe('TaskTracker tracking', () => {

@@ -607,8 +607,13 @@ export class TaskTracker {
   ): void {
     const fresh = previous !== undefined || source === 'create';
     const clock = fresh ? this.clockOffset.note(taskId, value, previous, at) : {};
-    if (clock.offset !== undefined)
-      this.store.setState({ clockOffsetMs: clock.offset, clockSamples: this.clockOffset.count });
+    // A sample that leaves the estimate where it was still counts: the report card judges only a known clock.
+    const samples = this.clockOffset.count;
+    if (clock.offset !== undefined || samples !== this.store.getState().clockSamples)
+      this.store.setState({
+        clockOffsetMs: clock.offset ?? this.store.getState().clockOffsetMs,
+        clockSamples: samples,
+      });
     const ahead = (value.lastUpdatedAtMs ?? -Infinity) - at - this.store.getState().clockOffsetMs;
     const off = clock.outlierMs ?? (ahead > CLOCK_OUTLIER_MS ? ahead : undefined);
     if (off === undefined || this.clockOutliers.has(taskId)) return;
