@@ -8,12 +8,17 @@ import { z } from 'zod';
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import type { DemoTaskStore2026 } from './demo-2026-store.js';
 import type { TaskHandle } from './demo-2026-task.js';
-import { richResult, slowJobInput } from './demo-tool-kit.js';
+import {
+  flakyJobInput,
+  richResult,
+  shortTtlInput,
+  slowJobInput,
+  ttlArg,
+  variablePollInput,
+} from './demo-tool-kit.js';
 import { declaresTasksExtension } from './demo-2026-wire.js';
 
 const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
-
-const ttlArg = z.number().int().min(1000).max(3_600_000).optional().describe('Task ttl in ms');
 
 const ElicitAnswer = z.union([
   z.object({ action: z.literal('accept'), content: z.object({ answer: z.string().max(10_000) }).loose() }),
@@ -94,11 +99,7 @@ export function registerDemoTools2026(
     title: 'Flaky job',
     description:
       'Works for a while, then fails: status failed with a statusMessage and a JSON-RPC error. Runs only as a task.',
-    inputSchema: {
-      failAfterMs: z.number().int().min(0).max(600_000).default(3000),
-      reason: z.string().max(500).default('upstream dependency timed out'),
-      ttlMs: ttlArg,
-    },
+    inputSchema: flakyJobInput,
     plan: ({ failAfterMs, reason, ttlMs }) => ({
       ttlMs: ttlMs ?? 60_000,
       pollIntervalMs: 500,
@@ -115,13 +116,7 @@ export function registerDemoTools2026(
     title: 'Variable poll job',
     description:
       'Asks for a fast pollIntervalMs first, then a slow one mid-run, to show the hint being re-read. Runs only as a task.',
-    inputSchema: {
-      fastMs: z.number().int().min(50).max(60_000).default(250),
-      slowMs: z.number().int().min(50).max(60_000).default(2000),
-      switchAfterMs: z.number().int().min(0).max(600_000).default(3000),
-      totalMs: z.number().int().min(0).max(600_000).default(9000),
-      ttlMs: ttlArg,
-    },
+    inputSchema: variablePollInput,
     plan: ({ fastMs, slowMs, switchAfterMs, totalMs, ttlMs }) => ({
       ttlMs: ttlMs ?? 60_000,
       pollIntervalMs: fastMs,
@@ -140,10 +135,7 @@ export function registerDemoTools2026(
     title: 'Short-TTL job',
     description:
       'Completes fast with a ttlMs of a few seconds, so the countdown, expiry and purge can be watched. Runs only as a task.',
-    inputSchema: {
-      ttlMs: z.number().int().min(1000).max(600_000).default(8000),
-      durationMs: z.number().int().min(0).max(60_000).default(1000),
-    },
+    inputSchema: shortTtlInput,
     plan: ({ ttlMs, durationMs }) => ({
       ttlMs,
       pollIntervalMs: 500,

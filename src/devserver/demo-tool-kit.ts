@@ -58,6 +58,26 @@ export function slowJobInput(interval: 'pollInterval' | 'pollIntervalMs') {
   };
 }
 
+/** The other jobs' arguments, the same on both demo endpoints. */
+export const flakyJobInput = {
+  failAfterMs: z.number().int().min(0).max(600_000).default(3000),
+  reason: z.string().max(500).default('upstream dependency timed out'),
+  ttlMs: ttlArg,
+};
+
+export const variablePollInput = {
+  fastMs: z.number().int().min(50).max(60_000).default(250),
+  slowMs: z.number().int().min(50).max(60_000).default(2000),
+  switchAfterMs: z.number().int().min(0).max(600_000).default(3000),
+  totalMs: z.number().int().min(0).max(600_000).default(9000),
+  ttlMs: ttlArg,
+};
+
+export const shortTtlInput = {
+  ttlMs: z.number().int().min(1000).max(600_000).default(8000),
+  durationMs: z.number().int().min(0).max(60_000).default(1000),
+};
+
 /** rich_result_job's result on both endpoints: markdown, an image, links, a resource, structured content. */
 export function richResult(padKb: number): CallToolResult {
   return {

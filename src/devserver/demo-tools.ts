@@ -1,7 +1,15 @@
-import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { DemoTaskStore } from './demo-task-store.js';
-import { runDetached, sleep, slowJobInput, storeBacked, text, ttlArg } from './demo-tool-kit.js';
+import {
+  flakyJobInput,
+  runDetached,
+  shortTtlInput,
+  sleep,
+  slowJobInput,
+  storeBacked,
+  text,
+  variablePollInput,
+} from './demo-tool-kit.js';
 import { registerInteractionTools } from './demo-tools-interaction.js';
 import { RELATED_TASK_META } from '../mcp/rules.js';
 
@@ -80,11 +88,7 @@ function registerLifecycleTools(server: McpServer, store: DemoTaskStore): void {
     {
       title: 'Flaky job',
       description: 'Works for a while, then fails with a statusMessage and an isError result.',
-      inputSchema: {
-        failAfterMs: z.number().int().min(0).max(600_000).default(3000),
-        reason: z.string().max(500).default('upstream dependency timed out'),
-        ttlMs: ttlArg,
-      },
+      inputSchema: flakyJobInput,
       execution: { taskSupport: 'required' },
     },
     {
@@ -114,13 +118,7 @@ function registerLifecycleTools(server: McpServer, store: DemoTaskStore): void {
       title: 'Variable poll job',
       description:
         'Asks for a fast pollInterval first, then a slow one mid-run, to show the hint being re-read.',
-      inputSchema: {
-        fastMs: z.number().int().min(50).max(60_000).default(250),
-        slowMs: z.number().int().min(50).max(60_000).default(2000),
-        switchAfterMs: z.number().int().min(0).max(600_000).default(3000),
-        totalMs: z.number().int().min(0).max(600_000).default(9000),
-        ttlMs: ttlArg,
-      },
+      inputSchema: variablePollInput,
       execution: { taskSupport: 'required' },
     },
     {
@@ -153,10 +151,7 @@ function registerLifecycleTools(server: McpServer, store: DemoTaskStore): void {
       title: 'Short-TTL job',
       description:
         'Completes fast with a ttl of a few seconds, so the countdown, expiry and purge can be watched.',
-      inputSchema: {
-        ttlMs: z.number().int().min(1000).max(600_000).default(8000),
-        durationMs: z.number().int().min(0).max(60_000).default(1000),
-      },
+      inputSchema: shortTtlInput,
       execution: { taskSupport: 'required' },
     },
     {

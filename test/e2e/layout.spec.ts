@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { showsFocusRing } from '../helpers/focus-ring';
 
 type Box = { x: number; y: number; width: number; height: number };
 
@@ -77,33 +78,6 @@ for (const { theme, width, height } of cases) {
     await page.keyboard.press('Tab');
     const button = page.getByTestId('headers-button');
     await expect(button).toBeFocused();
-    const ring = await button.evaluate((element) => {
-      const clear = (color: string) =>
-        color === 'transparent' || /^rgba\(.*,\s*0\)$/.test(color) || /\/\s*0\)$/.test(color);
-      // Visible: a non-zero width in a colour that is not transparent.
-      const look = () => {
-        const style = getComputedStyle(element);
-        const outline =
-          style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0 && !clear(style.outlineColor)
-            ? `${style.outlineStyle} ${style.outlineWidth} ${style.outlineColor}`
-            : 'none';
-        const shadows = style.boxShadow === 'none' ? [] : style.boxShadow.split(/,(?![^(]*\))/);
-        const shadow = shadows
-          .filter((one) => {
-            const color = /[a-z]+\([^)]*\)|transparent/.exec(one)?.[0] ?? '';
-            const lengths = one.replace(color, '').match(/-?[\d.]+px/g) ?? [];
-            return !clear(color) && lengths.some((length) => parseFloat(length) !== 0);
-          })
-          .join(',');
-        return { outline, shadow };
-      };
-      const focused = look();
-      (element as HTMLElement).blur();
-      return { focused, blurred: look() };
-    });
-    const visible =
-      (ring.focused.outline !== 'none' && ring.focused.outline !== ring.blurred.outline) ||
-      (ring.focused.shadow !== '' && ring.focused.shadow !== ring.blurred.shadow);
-    expect(visible, `no focus ring: ${JSON.stringify(ring)}`).toBe(true);
+    expect(await button.evaluate(showsFocusRing), 'no visible focus ring on the headers button').toBe(true);
   });
 }

@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { showsFocusRing } from '../helpers/focus-ring';
 import { startEverything, type RunningReceiver } from '../helpers/receivers';
 
 const CLOCK = /^\d{2}:\d{2}:\d{2}$/;
@@ -27,41 +28,15 @@ const drawer = (page: Page) => page.getByTestId('traffic-drawer');
 const focusedTestId = (page: Page) =>
   page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid ?? null);
 
-/**
- * What has focus, by its probe mark, and whether it shows a ring: focus adds a visible outline or box shadow
- * (a non-zero width in a colour that is not transparent) the element does not have without it. Focus is put
- * back after looking, so the next Tab goes on from there.
- */
-function focusedWithRing(page: Page) {
-  return page.evaluate(() => {
-    const element = document.activeElement as HTMLElement | null;
-    if (!element || element === document.body) return { probe: '', ring: false };
-    const clear = (color: string) =>
-      color === 'transparent' || /^rgba\(.*,\s*0\)$/.test(color) || /\/\s*0\)$/.test(color);
-    const look = () => {
-      const style = getComputedStyle(element);
-      const outline =
-        style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0 && !clear(style.outlineColor)
-          ? `${style.outlineStyle} ${style.outlineWidth} ${style.outlineColor}`
-          : 'none';
-      const shadows = style.boxShadow === 'none' ? [] : style.boxShadow.split(/,(?![^(]*\))/);
-      const shadow = shadows
-        .filter((one) => {
-          const color = /[a-z]+\([^)]*\)|transparent/.exec(one)?.[0] ?? '';
-          const lengths = one.replace(color, '').match(/-?[\d.]+px/g) ?? [];
-          return !clear(color) && lengths.some((length) => parseFloat(length) !== 0);
-        })
-        .join(',');
-      return { outline, shadow };
-    };
-    const on = look();
-    element.blur();
-    const off = look();
-    element.focus();
-    const ring =
-      (on.outline !== 'none' && on.outline !== off.outline) || (on.shadow !== '' && on.shadow !== off.shadow);
-    return { probe: element.dataset.tabProbe ?? '', ring };
-  });
+/** What has focus, by its probe mark, and whether it shows a ring (focus is put back after looking). */
+async function focusedWithRing(page: Page) {
+  const active = await page.evaluateHandle(() => document.activeElement ?? document.body);
+  const probe = await active.evaluate((element) =>
+    element instanceof HTMLElement && element !== document.body ? (element.dataset.tabProbe ?? '') : '',
+  );
+  const ring = probe === '' ? false : await active.evaluate(showsFocusRing);
+  await active.dispose();
+  return { probe, ring };
 }
 
 test.describe('keyboard', () => {
