@@ -7,6 +7,10 @@ import { engineOverChannel } from '../helpers/engine-channel';
 const settings = { paused: false, minPollIntervalMs: 0 };
 let receiver: (RunningReceiver & { receiver: { sessionCount: () => number } }) | undefined;
 let engine: ReturnType<typeof engineOverChannel> | undefined;
+/** The connect command for the demo receiver the test started. */
+const connectCommand = (connectionId = 1) =>
+  ({ type: 'connect', connectionId, url: receiver!.url, headers: {}, settings }) as const;
+
 afterEach(async () => {
   await engine?.close();
   await receiver?.close();
@@ -18,13 +22,7 @@ describe('the engine behind a message boundary', () => {
     receiver = await startDemoReceiver();
     engine = engineOverChannel();
     const { bridge, batches, tasks } = engine;
-    const connected = await bridge.request({
-      type: 'connect',
-      connectionId: 1,
-      url: receiver.url,
-      headers: {},
-      settings,
-    });
+    const connected = await bridge.request(connectCommand());
     expect(connected.ok).toBe(true);
     const { tools } = await bridge.request({ type: 'listTools' });
     const slow = tools.find((t) => t.name === 'slow_job') as ToolInfo;
@@ -57,13 +55,7 @@ describe('the engine behind a message boundary', () => {
     receiver = await startDemoReceiver();
     engine = engineOverChannel();
     const { bridge, tasks } = engine;
-    const connected = await bridge.request({
-      type: 'connect',
-      connectionId: 1,
-      url: receiver.url,
-      headers: {},
-      settings,
-    });
+    const connected = await bridge.request(connectCommand());
     expect(connected.ok).toBe(true);
     const resent = await bridge.request({
       type: 'resend',
@@ -85,20 +77,8 @@ describe('the engine behind a message boundary', () => {
     receiver = await startDemoReceiver();
     engine = engineOverChannel();
     const { bridge } = engine;
-    const first = bridge.request({
-      type: 'connect',
-      connectionId: 1,
-      url: receiver.url,
-      headers: {},
-      settings,
-    });
-    const second = bridge.request({
-      type: 'connect',
-      connectionId: 2,
-      url: receiver.url,
-      headers: {},
-      settings,
-    });
+    const first = bridge.request(connectCommand());
+    const second = bridge.request(connectCommand(2));
     const [a, b] = await Promise.all([first, second]);
     expect(a).toEqual({ ok: false, stale: true });
     expect(b.ok).toBe(true);
@@ -112,7 +92,7 @@ describe('the engine behind a message boundary', () => {
     receiver = await startDemoReceiver();
     engine = engineOverChannel();
     const { bridge, batches, tasks } = engine;
-    await bridge.request({ type: 'connect', connectionId: 1, url: receiver.url, headers: {}, settings });
+    await bridge.request(connectCommand());
     const { tools } = await bridge.request({ type: 'listTools' });
     const ask = tools.find((t) => t.name === 'ask_user') as ToolInfo;
     const run = await bridge.request({ type: 'run', tool: ask, args: { question: 'Colour?' } });
@@ -150,7 +130,7 @@ describe('a plain call', () => {
     receiver = await startDemoReceiver();
     engine = engineOverChannel();
     const { bridge, tasks } = engine;
-    await bridge.request({ type: 'connect', connectionId: 1, url: receiver.url, headers: {}, settings });
+    await bridge.request(connectCommand());
     const { tools } = await bridge.request({ type: 'listTools' });
     const summarise = tools.find((t) => t.name === 'summarise') as ToolInfo;
     const answer = await bridge.request({ type: 'callPlain', tool: summarise, args: {} });
@@ -165,7 +145,7 @@ describe('progress and log lines on a task (2025-11-25)', () => {
     receiver = await startDemoReceiver();
     engine = engineOverChannel();
     const { bridge, tasks } = engine;
-    await bridge.request({ type: 'connect', connectionId: 1, url: receiver.url, headers: {}, settings });
+    await bridge.request(connectCommand());
     const { tools } = await bridge.request({ type: 'listTools' });
     const slow = tools.find((t) => t.name === 'slow_job') as ToolInfo;
     const run = await bridge.request({
