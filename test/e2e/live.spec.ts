@@ -257,12 +257,19 @@ test('saved receivers: headers stay for the tab unless remembered, then are kept
   await third.close();
 });
 
-test('a full storage quota is said, and nothing already shown is lost', async ({ page, context }) => {
+test('a full storage quota is said, and nothing the page shows is lost', async ({
+  page,
+  context,
+  baseURL,
+}) => {
+  // The quota goes down before the page's first write: Chromium lets a storage bucket spend the space it last
+  // heard of for up to 30 s (BucketContext::kBucketSpaceCacheTimeLimit), so a quota lowered after a write bites
+  // anywhere within that window and the test would race it.
+  const cdp = await context.newCDPSession(page);
+  const origin = new URL(baseURL ?? '').origin;
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 1 });
   await page.goto('/');
   await expect(status(page)).toHaveText('Connected');
-  const cdp = await context.newCDPSession(page);
-  const origin = new URL(page.url()).origin;
-  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 1 });
   await runTool(page, 'slow_job', { durationMs: '800', steps: '2', pollIntervalMs: '100', label: 'quota' });
   await expect(page.getByTestId('history-problem')).toContainText(/quota/i);
   const detail = page.getByTestId('task-detail');
