@@ -1,5 +1,5 @@
 import type { Connection } from './connection';
-import type { HistoryDb } from './history';
+import { historyKey, type HistoryDb } from './history';
 import { HistoryRecorder } from './history-recorder';
 import type { ConnectionNews, InboxEvent, InboxRequest } from './messages';
 import type { Outbox } from './outbox';
@@ -25,8 +25,13 @@ export class HistoryLink {
   }
 
   private record(conn: Connection, db: HistoryDb): HistoryRecorder {
-    return new HistoryRecorder(db, conn.command.url, conn.tracker, conn.queryClient, conn.id, (news) =>
-      this.news(conn, { history: news }),
+    return new HistoryRecorder(
+      db,
+      historyKey(conn.command.url),
+      conn.tracker,
+      conn.queryClient,
+      conn.id,
+      (news) => this.news(conn, { history: news }),
     );
   }
 
@@ -43,7 +48,7 @@ export class HistoryLink {
       });
       return;
     }
-    const loaded = await db.load(conn.command.url);
+    const loaded = await db.load(historyKey(conn.command.url));
     // Preserve log turned off (or on, with its own recorder) while this was loading: that choice stands.
     if (conn.closed || !this.preserve || conn.history) return;
     conn.tracker.restore(loaded.tasks);
@@ -90,7 +95,7 @@ export class HistoryLink {
       const recorder = conn.history;
       conn.history = undefined;
       await recorder.dispose();
-      await db.clear(conn.command.url, []);
+      await db.clear(historyKey(conn.command.url), []);
       this.news(conn, { history: { state: 'off' } });
     }
   }
@@ -100,7 +105,7 @@ export class HistoryLink {
     const forgotten = conn.tracker.forgetEnded();
     const live = conn.tracker.store.getState().order;
     if (conn.history) await conn.history.clear(live);
-    else await (await this.database())?.clear(conn.command.url, live);
+    else await (await this.database())?.clear(historyKey(conn.command.url), live);
     return forgotten;
   }
 }

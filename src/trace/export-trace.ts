@@ -17,7 +17,7 @@ import {
   type TrafficEvent,
 } from '../mcp';
 import type { InboxEvent } from '../engine/messages';
-import { redactForStorage } from '../engine/history/redact';
+import { redactTrafficEvent } from '../engine/history/redact';
 import { TRACE_FORMAT, TRACE_VERSION, type Trace, type TraceTask } from '../engine/trace/trace-types';
 import type { TrackedTask } from '../tasks/core/store';
 
@@ -138,11 +138,10 @@ class NameSet extends Set<string> {
 
 function redactTraffic(event: TrafficEvent, redacted: Set<string>): TrafficEvent {
   // HTTP facts come redacted from the tap already; this is for bodies that carry headers-like fields.
-  const out = redactForStorage(event);
-  if (!out.http) return out;
-  for (const [name, value] of Object.entries(out.http.requestHeaders))
+  const out = redactTrafficEvent(event, redacted);
+  for (const [name, value] of Object.entries(out.http?.requestHeaders ?? {}))
     if (value === REDACTED) redacted.add(name);
-  return { ...out, http: { ...out.http, url: redactUrl(out.http.url, redacted) } };
+  return out;
 }
 
 export function buildTrace(sources: TraceSources, options: ExportOptions = {}): Trace {

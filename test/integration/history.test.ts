@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolInfo } from '../../src/mcp';
-import { HistoryDb } from '../../src/engine/history';
+import { HISTORY_DB_NAME, HistoryDb, historyKey } from '../../src/engine/history';
 import { startDemoReceiver } from '../helpers/receivers';
 import { waitFor } from '../helpers/wait';
 import { engineOverChannel } from '../helpers/engine-channel';
@@ -168,4 +168,75 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
     expect((await db!.load(receiver.url)).tasks).toHaveLength(0);
     db!.close();
   }, 20_000);
+
+  it('a secret in the receiver URL is not the key its history is kept under; the same receiver with another secret finds it', async () => {
+    const receiver = await startDemoReceiver();
+    cleanups.push(() => receiver.close());
+    const indexedDB = new IDBFactory();
+    const history = () => HistoryDb.open({ indexedDB });
+    const withSecret = (secret: string) => `${receiver.url}?api_key=${secret}&view=tasks`;
+
+    const first = engineOverChannel({ history });
+    cleanups.push(() => first.close());
+    const connected = await first.bridge.request({
+      type: 'connect',
+      connectionId: 1,
+      url: withSecret('do-not-store'),
+      headers: {},
+      settings,
+    });
+    if (!connected.ok) throw new Error('connect failed');
+    const { tools } = await first.bridge.request({ type: 'listTools' });
+    const run = await first.bridge.request({
+      type: 'run',
+      tool: tools.find((t) => t.name === 'slow_job') as ToolInfo,
+      args: { durationMs: 200, steps: 1, pollIntervalMs: 100 },
+    });
+    if (!run.ok || run.taskId === undefined) throw new Error(run.ok ? 'answered at once' : run.error.message);
+    await waitFor(() => first.tasks.getState().tasks.get(run.taskId)?.result.state === 'fetched', 10_000);
+    await first.bridge.request({ type: 'flush' });
+    await first.bridge.request({ type: 'disconnect' });
+
+    // Every store, keys and values: the secret is nowhere; what is kept is kept under the blanked URL.
+    const raw = await dumpDatabase(indexedDB, HISTORY_DB_NAME);
+    expect(raw).not.toContain('do-not-store');
+    expect(raw).toContain(historyKey(withSecret('do-not-store')));
+    expect(historyKey(withSecret('do-not-store'))).toContain('view=tasks');
+
+    const second = engineOverChannel({ history });
+    cleanups.push(() => second.close());
+    const again = await second.bridge.request({
+      type: 'connect',
+      connectionId: 1,
+      url: withSecret('rotated'),
+      headers: {},
+      settings,
+    });
+    expect(again.ok).toBe(true);
+    expect(second.tasks.getState().tasks.get(run.taskId)?.status).toBe('completed');
+  }, 20_000);
 });
+
+/** Every key and value of every object store in the database, as one string. */
+async function dumpDatabase(factory: IDBFactory, name: string): Promise<string> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const open = factory.open(name);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => resolve(open.result);
+  });
+  const names = [...db.objectStoreNames];
+  const tx = db.transaction(names, 'readonly');
+  const all: unknown[] = [];
+  for (const store of names) {
+    const keys = tx.objectStore(store).getAllKeys();
+    keys.onsuccess = () => all.push(keys.result);
+    const values = tx.objectStore(store).getAll();
+    values.onsuccess = () => all.push(values.result);
+  }
+  await new Promise<void>((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+  });
+  db.close();
+  return JSON.stringify(all);
+}

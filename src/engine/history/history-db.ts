@@ -8,7 +8,7 @@ import {
 } from '../../mcp';
 import { MAX_ENTRIES, type TimelineEntry, type TrackedTask } from '../../tasks/core/store';
 import type { InboxEvent } from '../messages';
-import { redactForStorage } from './redact';
+import { redactForStorage, redactTrafficEvent } from './redact';
 import {
   ALL_STORES,
   HISTORY_DB_NAME,
@@ -498,7 +498,7 @@ export class HistoryDb {
       const skip = Math.max(0, plan.traffic.length - caps.maxTraffic);
       let key = meta.nextTraffic + skip;
       for (const event of plan.traffic.slice(skip))
-        traffic.put(redactForStorage(forTrafficLog(event)), [receiver, key++]);
+        traffic.put(redactTrafficEvent(forTrafficLog(event)), [receiver, key++]);
       meta.nextTraffic += plan.traffic.length;
       if (meta.nextTraffic > caps.maxTraffic)
         traffic.delete(sequenceBelow(receiver, meta.nextTraffic - caps.maxTraffic));

@@ -3,9 +3,17 @@
  * be read by anyone with the disk. Header values that carry secrets are replaced before anything is stored.
  */
 
-import { REDACTED, isSecretHeader } from '../../mcp/redact-headers';
+import type { TrafficEvent } from '../../mcp';
+import { REDACTED, isSecretHeader, redactUrl } from '../../mcp/redact-headers';
 
 export { REDACTED, isSecretHeader, redactHeaders } from '../../mcp/redact-headers';
+
+/**
+ * The key a receiver's history is kept under: its URL with a password or secret query parameters (`?api_key=`,
+ * `?token=`…) blanked, so a credential typed into the URL is not written to disk as the key. Two URLs that
+ * differ only in such a secret are the same receiver, so they share one history.
+ */
+export const historyKey = (url: string): string => redactUrl(url);
 
 /** requestHeaders, responseHeaders…: any property that names headers is treated as holding them. */
 const HEADERS_PROPERTY = /headers$/i;
@@ -123,4 +131,13 @@ export function redactForStorage<T>(value: T): T {
     else for (const key of Object.keys(node)) visit(frame, key, node[key]);
   }
   return (root.copy ?? value) as T;
+}
+
+/**
+ * A traffic event as it may be kept or handed on: headers-like fields redacted, and the secrets of the URL it
+ * went to (the tap records it as the person typed it, `?api_key=` and all). Names what it blanked into `redacted`.
+ */
+export function redactTrafficEvent(event: TrafficEvent, redacted?: Set<string>): TrafficEvent {
+  const out = redactForStorage(event);
+  return out.http ? { ...out, http: { ...out.http, url: redactUrl(out.http.url, redacted) } } : out;
 }
