@@ -124,6 +124,23 @@ describe('tasks across sessions', () => {
     expect(receiver.count('tasks/get')).toBe(0);
   });
 
+  it("an id pasted while no session is up belongs to the next session: followed there, not shown as another session's", async () => {
+    receiver.onGet = async (taskId) => rawTask({ taskId, pollInterval: 1000 });
+    tracker.sessionEnded({ final: false });
+    session = undefined;
+    tracker.track('pasted', { origin: 'manual' });
+    await vi.advanceTimersByTimeAsync(0);
+    session = 'NEW';
+    tracker.sessionReady('A');
+    const asked = receiver.count('tasks/get', 'pasted');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(task('pasted').sessionId).toBe('NEW');
+    expect(task('pasted').otherSession).toBeUndefined();
+    // It was never another session's: nothing on its timeline says it moved between sessions.
+    expect(task('pasted').entries.filter((e) => e.kind === 'session')).toEqual([]);
+    expect(receiver.count('tasks/get', 'pasted')).toBeGreaterThan(asked);
+  });
+
   it('a sessionless receiver: restored live tasks are simply polled again', async () => {
     session = undefined;
     receiver.onGet = async (taskId) => rawTask({ taskId, pollInterval: 1000 });

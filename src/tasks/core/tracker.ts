@@ -95,6 +95,8 @@ export class TaskTracker {
   private readonly openResultForInput: () => boolean;
   private readonly sessionId: () => string | undefined;
   private readonly earlyActivity = new Map<string, TaskActivity[]>();
+  /** Followed while no session was up (an id pasted during an outage): the next session's, not another's. */
+  private readonly unsessioned = new Set<string>();
   private plainCalls = 0;
   private plainQuietUntil = 0;
 
@@ -193,6 +195,7 @@ export class TaskTracker {
       return;
     }
     this.poller.add(taskId);
+    if (this.sessionId() === undefined) this.unsessioned.add(taskId);
     // Past MAX_POLLED_TASKS, what a receiver lists or pushes is kept and shown but not polled until a
     // person opens or follows it; what a person creates or pastes is always polled.
     const dormant =
@@ -381,6 +384,13 @@ export class TaskTracker {
   sessionReady(ended?: string): void {
     const current = this.sessionId();
     const now = this.clock.now();
+    if (current !== undefined) {
+      for (const taskId of this.unsessioned)
+        if (this.store.getState().tasks.get(taskId)?.sessionId === undefined)
+          updateTask(this.store, taskId, () => ({ sessionId: current }));
+    }
+    // A sessionless receiver never gets a session: its tasks are all of the one it has, nothing to adopt.
+    this.unsessioned.clear();
     for (const task of [...this.store.getState().tasks.values()]) {
       if (task.sessionId === current) {
         if (task.otherSession) updateTask(this.store, task.taskId, () => ({ otherSession: undefined }));
@@ -444,6 +454,7 @@ export class TaskTracker {
       gone.push(task.taskId);
       this.poller.remove(task.taskId);
       this.snapshots.delete(task.taskId);
+      this.unsessioned.delete(task.taskId);
       this.queryClient.removeQueries({ queryKey: queryKeys.task(this.connectionId, task.taskId) });
     }
     if (gone.length === 0) return gone;
