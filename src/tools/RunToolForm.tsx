@@ -16,7 +16,7 @@ import { TaskSupportBadge } from './TaskSupportBadge';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { draftKey, saveRunDraft, useRunDrafts } from '../tasks/store';
-import { valuesFromArgs } from '../tasks/views/call-args';
+import { sayNames, valuesFromArgs } from '../tasks/views/call-args';
 
 type PlainCall =
   | { state: 'idle' }
@@ -112,8 +112,9 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
             <RotateCcw size={14} aria-hidden /> Filled with the call that created task{' '}
             <span className="font-mono text-xs">{opened.runAgain.fromTaskId}</span>.
             {opened.runAgain.left.length > 0 && (
-              <span className="text-amber-800 dark:text-amber-300">
-                Left out, as this form has no field for them: {opened.runAgain.left.join(', ')}.
+              <span className="text-amber-800 [overflow-wrap:anywhere] dark:text-amber-300">
+                {' '}
+                Left out, as no field of this form holds them: {sayNames(opened.runAgain.left)}.
               </span>
             )}
           </p>

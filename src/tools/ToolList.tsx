@@ -1,4 +1,4 @@
-import { useState, type KeyboardEvent } from 'react';
+import { useRef, useState, type KeyboardEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Search, Wrench } from 'lucide-react';
 import { useConnection } from '../state/connection';
@@ -25,7 +25,15 @@ export function ToolList() {
   const selection = useSelection((s) => s.selection);
   const select = useSelection((s) => s.select);
   const [query, setQuery] = useState('');
-  const listRef = useListNavigation();
+  const searchRef = useRef<HTMLInputElement>(null);
+  // Up from the first tool goes back to the search, where down came in from.
+  const listRef = useListNavigation((from, step) => {
+    const list = from.closest<HTMLElement>('[data-keynav]');
+    if (list && moveInItems(list, from, step)) return true;
+    if (step === 1 || !searchRef.current) return false;
+    searchRef.current.focus();
+    return true;
+  });
 
   if (status !== 'connected') {
     return (
@@ -80,6 +88,7 @@ export function ToolList() {
         <div className="relative">
           <Search size={12} className="absolute top-1/2 left-2 -translate-y-1/2 text-slate-400" aria-hidden />
           <input
+            ref={searchRef}
             type="search"
             value={query}
             onChange={(e) => setQuery(e.target.value)}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildValues, fieldsFromSchema } from '../../ui/schema-form';
-import { compactJson, valuesFromArgs } from './call-args';
+import { compactJson, sayNames, valuesFromArgs } from './call-args';
 
 const schema = {
   type: 'object',
@@ -54,5 +54,34 @@ describe('compactJson', () => {
     const { text, cut } = compactJson({ text: 'x'.repeat(10_000) }, 4000);
     expect(text).toHaveLength(4000);
     expect(cut).toBe(JSON.stringify({ text: 'x'.repeat(10_000) }, null, 2).length - 4000);
+  });
+});
+
+describe('sayNames', () => {
+  it('quotes every name, so an empty one or one with a comma still reads as a name', () => {
+    expect(sayNames(['gone', '', 'a, b'])).toBe('"gone", "", "a, b"');
+    expect(sayNames([])).toBe('');
+  });
+
+  it('says the first ten and how many more', () => {
+    const names = Array.from({ length: 13 }, (_, i) => `n${i}`);
+    expect(sayNames(names.slice(0, 10))).toBe(
+      names
+        .slice(0, 10)
+        .map((n) => `"${n}"`)
+        .join(', '),
+    );
+    expect(sayNames(names)).toBe(
+      `${names
+        .slice(0, 10)
+        .map((n) => `"${n}"`)
+        .join(', ')} and 3 more`,
+    );
+    expect(sayNames(names, 2)).toBe('"n0", "n1" and 11 more');
+  });
+
+  it('cuts a long name', () => {
+    const said = sayNames(['x'.repeat(10_000)]);
+    expect(said).toBe(`"${'x'.repeat(60)}…"`);
   });
 });

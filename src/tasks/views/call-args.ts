@@ -18,6 +18,26 @@ export function compactJson(value: unknown, max = ARGS_SHOWN_CHARS): { text: str
   return text.length <= max ? { text, cut: 0 } : { text: text.slice(0, max), cut: text.length - max };
 }
 
+/** Left-out argument names said in the form: the first ten, then how many more. */
+export const NAMES_SHOWN = 10;
+/** Characters of one name shown: a name is whatever key the call carried, of any length. */
+export const NAME_SHOWN_CHARS = 60;
+
+/**
+ * Argument names as a list a person reads: each quoted (an empty name, or one with a comma or space, stays
+ * readable), cut when long, and no more than `max` of them, with how many were left unsaid.
+ */
+export function sayNames(names: readonly string[], max = NAMES_SHOWN): string {
+  const shown = names
+    .slice(0, max)
+    .map((name) =>
+      JSON.stringify(name.length > NAME_SHOWN_CHARS ? `${name.slice(0, NAME_SHOWN_CHARS)}…` : name),
+    )
+    .join(', ');
+  const more = names.length - max;
+  return more > 0 ? `${shown} and ${more.toLocaleString()} more` : shown;
+}
+
 /** One argument written the way its field's input reads it back (the inverse of the form's reading). */
 function fieldText(field: Field, value: unknown): string | string[] | undefined {
   switch (field.kind) {
