@@ -48,16 +48,18 @@ export function normaliseTool(
   }
   const execution = isObject(raw.execution) ? raw.execution : {};
   const support = execution.taskSupport;
+  // 2026-07-28 has no per-tool taskSupport: a call that declares the extension may come back as a task, and the
+  // receiver decides. A dual-era server may still list the 2025 field; "forbidden" there speaks to 2025 clients.
   const taskSupport: ToolInfo['taskSupport'] =
     support === 'optional' || support === 'required'
       ? support
-      : options.era === '2026-07-28' && support === undefined
+      : options.era === '2026-07-28'
         ? 'receiver'
         : 'forbidden';
-  if (support !== undefined && support !== taskSupport && taskSupport === 'forbidden') {
+  if (support !== undefined && support !== 'forbidden' && support !== taskSupport) {
     warnings.push({
       code: 'schema',
-      message: `tool ${raw.name}: unknown taskSupport ${JSON.stringify(support)}, read as forbidden`,
+      message: `tool ${raw.name}: unknown taskSupport ${JSON.stringify(support)}, read as ${taskSupport === 'receiver' ? 'the receiver deciding' : taskSupport}`,
     });
   }
   return {
