@@ -3,7 +3,7 @@ import { FolderOpen, Pause, Play, X } from 'lucide-react';
 import type { ReplaySpeed } from '../engine/messages';
 import { useNow } from '../state/clock';
 import { useReplay } from '../state/replay';
-import { formatClock, formatMs } from '../tasks/core/ttl';
+import { formatClock, formatDateTime, formatMs } from '../tasks/core/ttl';
 import { Button, focusRing } from '../ui/Button';
 import { ErrorNote } from '../ui/Panel';
 import {
@@ -27,7 +27,7 @@ const SCRUB_STEP_MS = 50;
 /** The recording's date and time, for the bar. */
 function recordedAt(iso: string): string {
   const ms = Date.parse(iso);
-  return Number.isFinite(ms) ? new Date(ms).toLocaleString() : iso.slice(0, 40);
+  return Number.isFinite(ms) ? formatDateTime(ms) : iso.slice(0, 40);
 }
 
 /** The header's "Open trace": a file picker. */

@@ -53,6 +53,8 @@ test('the demo trace replays instantly to its end from the empty task list, with
   await expect(page.getByTestId('replay-bar')).toBeVisible();
   requests.length = 0;
   await expect(page.getByTestId('replay-label')).toContainText('no receiver is contacted');
+  // The recording's date in the app's one 24-hour form.
+  await expect(page.getByTestId('replay-label')).toContainText(/recorded \d{4}-\d\d-\d\d \d\d:\d\d:\d\d /);
   await page.getByTestId('replay-speed-instant').click();
   await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'true');
   await expectEveryTaskAsRecorded(page, demo.tasks);

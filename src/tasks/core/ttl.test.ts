@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { estimateClockOffset, formatDuration, formatMs, localTaskTimes, ttlPhase } from './ttl';
+import {
+  estimateClockOffset,
+  formatDateTime,
+  formatDuration,
+  formatMs,
+  localTaskTimes,
+  ttlPhase,
+} from './ttl';
 
 const created = Date.parse('2026-11-30T10:00:00.000Z');
 
@@ -63,5 +70,13 @@ describe('localTaskTimes', () => {
     expect(localTaskTimes({ createdAtMs: created, ttl: null }, 0)).toEqual({ createdAt: created });
     expect(localTaskTimes({ createdAtMs: created, ttl: 1e300 }, 0)).toEqual({ createdAt: created });
     expect(localTaskTimes({ createdAtMs: undefined, ttl: 1000 }, 0)).toEqual({});
+  });
+});
+
+describe('formatDateTime', () => {
+  it('reads as the date then the 24-hour clock, in local time, whatever the locale', () => {
+    const at = new Date(2026, 11, 1, 21, 4, 5, 678).getTime();
+    expect(formatDateTime(at)).toBe('2026-12-01 21:04:05');
+    expect(formatDateTime(Number.NaN)).toBe('—');
   });
 });

@@ -110,3 +110,11 @@ export function formatClock(ms: number, options: { millis?: boolean } = {}): str
   const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
   return options.millis ? `${time}.${pad(d.getMilliseconds(), 3)}` : time;
 }
+
+/** A date with its time, in the same 24-hour form as formatClock: 2026-12-01 09:54:30 (local time). */
+export function formatDateTime(ms: number): string {
+  if (!Number.isFinite(ms)) return '—';
+  const d = new Date(ms);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${formatClock(ms)}`;
+}
