@@ -39,6 +39,44 @@ describe('classifyError', () => {
     expect(classifyError(rpcError(-32600, 'no tasks'), { method: 'tools/call' }).kind).toBe('unsupported');
   });
 
+  it('the 2026-07-28 refusals say what went wrong and what to do', () => {
+    expect(classifyError(rpcError(-32020, 'Mcp-Name does not match'), { method: 'tasks/get' })).toMatchObject(
+      {
+        kind: 'protocol',
+        message: expect.stringMatching(
+          /headers and body disagree \(-32020\): a proxy .* Mcp-Name does not match$/,
+        ),
+      },
+    );
+    expect(classifyError(rpcError(-32021, 'task required'), { method: 'tools/call' })).toMatchObject({
+      kind: 'unsupported',
+      message: expect.stringContaining(
+        'this call can run only as a task, and tasks need the 2026-07-28 tasks extension',
+      ),
+    });
+    const version = classifyError(
+      Object.assign(rpcError(-32022, 'Unsupported protocol version'), {
+        data: { supported: ['2026-07-28'] },
+      }),
+      { method: 'initialize' },
+    );
+    expect(version).toMatchObject({
+      kind: 'protocol',
+      message: expect.stringContaining('it supports 2026-07-28'),
+    });
+  });
+
+  it('a 2.4 server refusing its own bare task result is said as such, not as rejected parameters', () => {
+    const c = classifyError(
+      rpcError(-32602, "Invalid params: content is required when the body carries 'task'"),
+      { method: 'tools/call' },
+    );
+    expect(c.kind).toBe('protocol');
+    expect(c.message).toMatch(
+      /^The receiver refused its own task result: .* Connect with the protocol on auto or 2026-07-28\.$/,
+    );
+  });
+
   it('-32429 with retry data: rate-limited', () => {
     expect(classifyError(rpcError(-32429, 'Too Many Requests', { retryAfter: 2 }))).toMatchObject({
       kind: 'rate-limited',

@@ -156,6 +156,20 @@ describe('the 2026-07-28 dialect', () => {
     expect(forced.e.health()).toMatchObject({ era: '2025-11-25', detectedBy: 'forced' });
     const { tools } = await forced.e.bridge.request({ type: 'listTools' });
     expect(tools.every((t) => t.taskSupport === 'forbidden')).toBe(true);
+    // Stateless in 2025-11-25 (its GET is refused): said once, as no pushes and polling only.
+    await waitFor(
+      () =>
+        forced.e.batches.some((b) =>
+          /no notification stream \(GET refused\)/.test(b.connection?.streamNote ?? ''),
+        ),
+      5000,
+    );
+    const notes = forced.e.batches
+      .filter((b) => b.connection?.streamNote)
+      .map((b) => b.connection?.streamNote);
+    expect(notes).toEqual([
+      'The receiver offers no notification stream (GET refused): no pushes outside tasks/result; polling carries on.',
+    ]);
   }, 20_000);
 
   it('forced to 2025-11-25, a strict receiver is said to speak only 2026-07-28; forced to 2026-07-28, a 2025-only one is said not to', async () => {
