@@ -29,18 +29,16 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
       settings,
     });
     if (!connected.ok) throw new Error('connect failed');
-    const { tools } = await first.bridge.request({ type: 'listTools' });
-    const run = await first.bridge.request({
-      type: 'run',
-      tool: tools.find((t) => t.name === 'slow_job') as ToolInfo,
-      args: { durationMs: 400, steps: 2, pollIntervalMs: 100, label: 'kept' },
+    const taskId = await runToResult(first, {
+      durationMs: 400,
+      steps: 2,
+      pollIntervalMs: 100,
+      label: 'kept',
     });
-    if (!run.ok || run.taskId === undefined) throw new Error(run.ok ? 'answered at once' : run.error.message);
-    await waitFor(() => first.tasks.getState().tasks.get(run.taskId)?.result.state === 'fetched', 10_000);
-    const seen = first.tasks.getState().tasks.get(run.taskId)!;
+    const seen = first.tasks.getState().tasks.get(taskId)!;
     await first.bridge.request({ type: 'disconnect' });
     // The page keeps the records; they now say their session ended.
-    const afterDisconnect = first.tasks.getState().tasks.get(run.taskId)!;
+    const afterDisconnect = first.tasks.getState().tasks.get(taskId)!;
     expect(afterDisconnect.sessionEndedAt).toBeGreaterThan(0);
     expect(afterDisconnect.lifecycle).toBe('terminal');
 
@@ -54,13 +52,13 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
       settings,
     });
     expect(again.ok).toBe(true);
-    const restored = second.tasks.getState().tasks.get(run.taskId);
+    const restored = second.tasks.getState().tasks.get(taskId);
     expect(restored?.status).toBe('completed');
     expect(restored?.pollCount).toBe(seen.pollCount);
     expect(restored?.entries.length).toBeGreaterThanOrEqual(seen.entries.length);
     expect(restored?.sessionEndedAt).toBeGreaterThan(0);
     expect(restored?.result.state).toBe('fetched');
-    const result = second.batches.flatMap((b) => b.results).find(([id]) => id === run.taskId)?.[1];
+    const result = second.batches.flatMap((b) => b.results).find(([id]) => id === taskId)?.[1];
     expect(JSON.stringify(result?.value)).toContain('Finished kept');
     // The traffic came back too, numbered on from where it was.
     const traffic = second.batches.flatMap((b) => b.traffic);
@@ -74,8 +72,8 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
 
     // Clear: the ended task goes, from the page and from storage.
     const forgotten = await second.bridge.request({ type: 'clearHistory' });
-    expect(forgotten).toContain(run.taskId);
-    await waitFor(() => !second.tasks.getState().tasks.has(run.taskId), 2000);
+    expect(forgotten).toContain(taskId);
+    await waitFor(() => !second.tasks.getState().tasks.has(taskId), 2000);
     const db = await history();
     expect((await db!.load(receiver.url)).tasks).toHaveLength(0);
     db!.close();
@@ -155,14 +153,7 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
       settings,
       preserve: false,
     });
-    const { tools } = await first.bridge.request({ type: 'listTools' });
-    const run = await first.bridge.request({
-      type: 'run',
-      tool: tools.find((t) => t.name === 'slow_job') as ToolInfo,
-      args: { durationMs: 200, steps: 1, pollIntervalMs: 100 },
-    });
-    if (!run.ok || run.taskId === undefined) throw new Error(run.ok ? 'answered at once' : run.error.message);
-    await waitFor(() => first.tasks.getState().tasks.get(run.taskId)?.result.state === 'fetched', 10_000);
+    await runToResult(first, { durationMs: 200, steps: 1, pollIntervalMs: 100 });
     await first.bridge.request({ type: 'flush' });
     const db = await history();
     expect((await db!.load(receiver.url)).tasks).toHaveLength(0);
@@ -186,14 +177,7 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
       settings,
     });
     if (!connected.ok) throw new Error('connect failed');
-    const { tools } = await first.bridge.request({ type: 'listTools' });
-    const run = await first.bridge.request({
-      type: 'run',
-      tool: tools.find((t) => t.name === 'slow_job') as ToolInfo,
-      args: { durationMs: 200, steps: 1, pollIntervalMs: 100 },
-    });
-    if (!run.ok || run.taskId === undefined) throw new Error(run.ok ? 'answered at once' : run.error.message);
-    await waitFor(() => first.tasks.getState().tasks.get(run.taskId)?.result.state === 'fetched', 10_000);
+    const taskId = await runToResult(first, { durationMs: 200, steps: 1, pollIntervalMs: 100 });
     await first.bridge.request({ type: 'flush' });
     await first.bridge.request({ type: 'disconnect' });
 
@@ -213,7 +197,7 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
       settings,
     });
     expect(again.ok).toBe(true);
-    expect(second.tasks.getState().tasks.get(run.taskId)?.status).toBe('completed');
+    expect(second.tasks.getState().tasks.get(taskId)?.status).toBe('completed');
   }, 20_000);
 });
 
@@ -239,4 +223,21 @@ async function dumpDatabase(factory: IDBFactory, name: string): Promise<string> 
   });
   db.close();
   return JSON.stringify(all);
+}
+
+/** slow_job run on a connected engine until its result is fetched; its task id. */
+async function runToResult(
+  engine: ReturnType<typeof engineOverChannel>,
+  args: Record<string, unknown>,
+): Promise<string> {
+  const { tools } = await engine.bridge.request({ type: 'listTools' });
+  const run = await engine.bridge.request({
+    type: 'run',
+    tool: tools.find((t) => t.name === 'slow_job') as ToolInfo,
+    args,
+  });
+  if (!run.ok || run.taskId === undefined) throw new Error(run.ok ? 'answered at once' : run.error.message);
+  const taskId = run.taskId;
+  await waitFor(() => engine.tasks.getState().tasks.get(taskId)?.result.state === 'fetched', 10_000);
+  return taskId;
 }
