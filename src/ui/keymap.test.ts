@@ -177,6 +177,13 @@ describe('lists', () => {
     outside.focus();
     expect(press('ArrowDown', outside).defaultPrevented).toBe(false);
     expect(document.activeElement).toBe(outside);
+    // A text field inside a list (a rename box, a filter) keeps its arrows: they move the caret there.
+    const [first] = list(2);
+    const field = first!.parentElement!.appendChild(document.createElement('input'));
+    field.focus();
+    expect(press('ArrowDown', field).defaultPrevented).toBe(false);
+    expect(press('ArrowUp', field).defaultPrevented).toBe(false);
+    expect(document.activeElement).toBe(field);
   });
 
   it('use a list its own mover when it has one (a virtual list scrolling rows in)', () => {
