@@ -77,6 +77,22 @@ describe('classifyError', () => {
     );
   });
 
+  it("a tool result the receiver's own SDK refuses is said as the receiver's fault, not the arguments'", () => {
+    const c = classifyError(
+      rpcError(-32602, 'Invalid tools/call result: [{"path":["content"],"message":"expected array"}]'),
+      { method: 'tools/call' },
+    );
+    expect(c.kind).toBe('protocol');
+    expect(c.message).toMatch(
+      /^The receiver's own SDK refused the result its tool returned: .*expected array/,
+    );
+    expect(c.message).not.toContain('rejected the parameters');
+    // Arguments the receiver refuses stay the caller's to fix.
+    expect(
+      classifyError(rpcError(-32602, 'Invalid arguments for tool x'), { method: 'tools/call' }).message,
+    ).toBe('The receiver rejected the parameters: Invalid arguments for tool x');
+  });
+
   it('-32429 with retry data: rate-limited', () => {
     expect(classifyError(rpcError(-32429, 'Too Many Requests', { retryAfter: 2 }))).toMatchObject({
       kind: 'rate-limited',

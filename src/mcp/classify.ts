@@ -185,6 +185,14 @@ function classifyJsonRpc(code: number, raw: string, data: unknown, ctx: ErrorCon
           message:
             'The receiver refused its own task result: a 2026-07-28 server answering on its 2025-11-25 side, which has no task runtime. Connect with the protocol on auto or 2026-07-28.',
         };
+      // Server SDKs check what a tool returns before it goes out, and answer a malformed one with -32602 as if
+      // the call were at fault (server 2.4 on 2026-07-28: a bare `{task}`, a task result carrying inputRequests).
+      if (method === 'tools/call' && /^Invalid tools\/call result\b/i.test(detail))
+        return {
+          ...base,
+          kind: 'protocol',
+          message: `The receiver's own SDK refused the result its tool returned: a fault in the receiver's tool, not in the arguments sent. ${detail}`,
+        };
       const isTaskMethod = method.startsWith('tasks/');
       if (method === 'tasks/result' && ctx.taskLive) {
         return {

@@ -67,6 +67,8 @@ export interface Sdk24ReceiverOptions {
   legacyTasks?: 'none' | 'bare';
   /** Off: tasks/cancel is acknowledged and the task goes on, as the extension allows. Default true. */
   honourCancel?: boolean;
+  /** sleep_task answers a 2026-07-28 task call with a v1 bare `{task}`, which server 2.4 refuses on the way out. */
+  bareOn2026?: boolean;
 }
 
 export interface Sdk24Receiver {
@@ -174,6 +176,11 @@ export async function startSdk24Receiver(options: Sdk24ReceiverOptions): Promise
             lastUpdatedAt: at,
             ttl: 60_000,
           };
+          return { task } as unknown as CallToolResult;
+        }
+        if (era === 'modern' && declaresExtension(ctx) && options.bareOn2026) {
+          const at = now();
+          const task = { taskId: randomUUID(), status: 'working', createdAt: at, lastUpdatedAt: at };
           return { task } as unknown as CallToolResult;
         }
         if (era === 'modern' && declaresExtension(ctx)) {

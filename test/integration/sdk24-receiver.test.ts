@@ -212,6 +212,22 @@ describe('a dual-era server 2.4 receiver (the SDK default)', () => {
     expect(outcome.error.message).not.toMatch(/rejected the parameters/);
     expect(outcome.error.detail).toMatch(/content is required when the body carries 'task'/);
   }, 15_000);
+
+  it("on 2026-07-28, a tool result server 2.4 refuses on the way out is said as the receiver's fault, not the arguments'", async () => {
+    const r = await receiver({ mode: 'strict', bareOn2026: true });
+    const { e } = await engineOn(r.url, 'auto');
+    const outcome = await e.bridge.request({
+      type: 'run',
+      tool: await tool(e, 'sleep_task'),
+      args: { ms: 50 },
+    });
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.error.code).toBe(-32602);
+    expect(outcome.error.message).toMatch(/^The receiver's own SDK refused the result its tool returned/);
+    expect(outcome.error.message).not.toMatch(/rejected the parameters/);
+    expect(e.tasks.getState().order).toHaveLength(0);
+  }, 15_000);
 });
 
 /** The ext-tasks client on a receiver, as demo-2026.test.ts drives it: a raw path for resultType "task". */
