@@ -65,5 +65,8 @@ export function checkableTools(tools: readonly ToolInfo[]): CheckableTool[] {
     }
     if (fillable) out.push({ tool, args });
   }
-  return out;
+  // Tools that say they run as tasks come first: in 2026-07-28 any tool may, and one a dual-era server marks
+  // forbidden for 2025 clients likely answers at once, leaving the cancel and ttl steps nothing to watch.
+  const rank = (t: CheckableTool) => (t.tool.taskSupport === 'receiver' ? 1 : 0);
+  return out.sort((a, b) => rank(a) - rank(b));
 }

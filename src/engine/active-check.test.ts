@@ -26,10 +26,11 @@ describe('the tools the active check may run', () => {
       tool('bare', 'receiver', { type: 'object' }),
       tool('odd_required', 'required', { type: 'object', required: 'n' }),
     ];
+    // Those that declare a task first; the receiver's choice (any 2026-07-28 tool) after them.
     expect(checkableTools(tools)).toEqual([
       { tool: tools[2], args: { n: 3 } },
-      { tool: tools[3], args: {} },
       { tool: tools[4], args: {} },
+      { tool: tools[3], args: {} },
     ]);
   });
 });

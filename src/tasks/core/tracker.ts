@@ -95,7 +95,7 @@ export class TaskTracker {
   private readonly openResultForInput: () => boolean;
   private readonly sessionId: () => string | undefined;
   private readonly earlyActivity = new Map<string, TaskActivity[]>();
-  /** Followed while no session was up (an id pasted during an outage): the next session's, not another's. */
+  /** Ids pasted while no session was up (during an outage): the next session's, not another's. */
   private readonly unsessioned = new Set<string>();
   private plainCalls = 0;
   private plainQuietUntil = 0;
@@ -195,7 +195,9 @@ export class TaskTracker {
       return;
     }
     this.poller.add(taskId);
-    if (this.sessionId() === undefined) this.unsessioned.add(taskId);
+    // Only a pasted id: a created task was sent in a session (one lost while its answer came is not the next
+    // one's), and a sessionless receiver's tasks never need adopting.
+    if (options.origin === 'manual' && this.sessionId() === undefined) this.unsessioned.add(taskId);
     // Past MAX_POLLED_TASKS, what a receiver lists or pushes is kept and shown but not polled until a
     // person opens or follows it; what a person creates or pastes is always polled.
     const dormant =
