@@ -48,7 +48,10 @@ export class HistoryLink {
       });
       return;
     }
-    const loaded = await db.load(historyKey(conn.command.url));
+    const key = historyKey(conn.command.url);
+    // Before the key was blanked, a URL with a secret in it was its own key: what was kept under it goes.
+    if (key !== conn.command.url) await db.forgetReceiver(conn.command.url).catch(() => undefined);
+    const loaded = await db.load(key);
     // Preserve log turned off (or on, with its own recorder) while this was loading: that choice stands.
     if (conn.closed || !this.preserve || conn.history) return;
     conn.tracker.restore(loaded.tasks);

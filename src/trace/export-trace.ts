@@ -137,7 +137,7 @@ class NameSet extends Set<string> {
 }
 
 function redactTraffic(event: TrafficEvent, redacted: Set<string>): TrafficEvent {
-  // HTTP facts come redacted from the tap already; this is for bodies that carry headers-like fields.
+  // The tap redacts secret header values; the URL's secrets and headers-like fields in bodies go here.
   const out = redactTrafficEvent(event, redacted);
   for (const [name, value] of Object.entries(out.http?.requestHeaders ?? {}))
     if (value === REDACTED) redacted.add(name);

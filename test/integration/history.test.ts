@@ -160,19 +160,33 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
     db!.close();
   }, 20_000);
 
-  it('a secret in the receiver URL is not the key its history is kept under; the same receiver with another secret finds it', async () => {
+  it('a secret in the receiver URL is written nowhere: its history is kept under the blanked URL and a hash, and what an older version kept under the raw URL goes', async () => {
     const receiver = await startDemoReceiver();
     cleanups.push(() => receiver.close());
     const indexedDB = new IDBFactory();
     const history = () => HistoryDb.open({ indexedDB });
     const withSecret = (secret: string) => `${receiver.url}?api_key=${secret}&view=tasks`;
+    const url = withSecret('do-not-store');
+
+    // What an earlier Taskscope kept under the URL as typed.
+    const earlier = (await history())!;
+    await earlier.write(url, {
+      tasks: [],
+      snapshots: [],
+      results: [],
+      traffic: [],
+      inbox: [],
+      meta: { old: 1 },
+    });
+    earlier.close();
+    expect(await dumpDatabase(indexedDB, HISTORY_DB_NAME)).toContain('do-not-store');
 
     const first = engineOverChannel({ history });
     cleanups.push(() => first.close());
     const connected = await first.bridge.request({
       type: 'connect',
       connectionId: 1,
-      url: withSecret('do-not-store'),
+      url,
       headers: {},
       settings,
     });
@@ -184,20 +198,27 @@ describe('history that survives reconnects and reloads (IndexedDB through idb; f
     // Every store, keys and values: the secret is nowhere; what is kept is kept under the blanked URL.
     const raw = await dumpDatabase(indexedDB, HISTORY_DB_NAME);
     expect(raw).not.toContain('do-not-store');
-    expect(raw).toContain(historyKey(withSecret('do-not-store')));
-    expect(historyKey(withSecret('do-not-store'))).toContain('view=tasks');
+    expect(raw).toContain(JSON.stringify(historyKey(url)));
+    expect(historyKey(url)).toMatch(/api_key=%5Bredacted%5D&view=tasks [0-9a-f]{8}$/);
 
+    // The same URL finds it again.
     const second = engineOverChannel({ history });
     cleanups.push(() => second.close());
     const again = await second.bridge.request({
       type: 'connect',
       connectionId: 1,
-      url: withSecret('rotated'),
+      url,
       headers: {},
       settings,
     });
     expect(again.ok).toBe(true);
     expect(second.tasks.getState().tasks.get(taskId)?.status).toBe('completed');
+    // URLs that differ only in a blanked part are different receivers; plain URLs are their own key.
+    expect(historyKey(withSecret('rotated'))).not.toBe(historyKey(url));
+    expect(historyKey(`${receiver.url}?region_code=eu`)).not.toBe(
+      historyKey(`${receiver.url}?region_code=us`),
+    );
+    expect(historyKey(receiver.url)).toBe(receiver.url);
   }, 20_000);
 });
 

@@ -8,12 +8,24 @@ import { REDACTED, isSecretHeader, redactUrl } from '../../mcp/redact-headers';
 
 export { REDACTED, isSecretHeader, redactHeaders } from '../../mcp/redact-headers';
 
+/** FNV-1a, 32 bits: enough to keep apart URLs that differ only in a blanked part, too little to recover it. */
+function shortHash(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
 /**
- * The key a receiver's history is kept under: its URL with a password or secret query parameters (`?api_key=`,
- * `?token=`…) blanked, so a credential typed into the URL is not written to disk as the key. Two URLs that
- * differ only in such a secret are the same receiver, so they share one history.
+ * The key a receiver's history is kept under. A URL with a password or secret-looking query parameters
+ * (`?api_key=`, `?token=`…) is kept as its blanked form plus a short hash of the whole, so no credential is
+ * written to disk, yet two receivers that differ only there (`?region_code=eu` and `=us` match the rule too)
+ * keep two histories. A rotated key therefore starts a new one. Other URLs are their own key.
  */
-export const historyKey = (url: string): string => redactUrl(url);
+export function historyKey(url: string): string {
+  const blanked = redactUrl(url);
+  // A space cannot occur in a URL, so no plain URL's key can meet a blanked one.
+  return blanked === url ? url : `${blanked} ${shortHash(url)}`;
+}
 
 /** requestHeaders, responseHeaders…: any property that names headers is treated as holding them. */
 const HEADERS_PROPERTY = /headers$/i;
