@@ -164,6 +164,8 @@ describe('the 2026-07-28 dialect', () => {
         ),
       5000,
     );
+    // Said once: a look a second later finds no second note (nothing reopens a refused stream).
+    await new Promise((r) => setTimeout(r, 1000));
     const notes = forced.e.batches
       .filter((b) => b.connection?.streamNote)
       .map((b) => b.connection?.streamNote);

@@ -108,7 +108,7 @@ describe('a resend whose answer comes after the connection changed', () => {
     // The first connection's status push may have announced it while that connection lived: then it is
     // that connection's record, ended with its session, and nothing else.
     const old = tasks.getState().tasks.get(oldTaskId!);
-    if (old) expect(old).toMatchObject({ connectionId: 1, sessionEndedAt: expect.any(Number) });
+    expect(old === undefined || (old.connectionId === 1 && old.sessionEndedAt !== undefined)).toBe(true);
 
     // The new connection does take a resend of its own (with tools/call answers no longer held).
     const again = await bridge.request(resendSlowJob('after the reconnect'));

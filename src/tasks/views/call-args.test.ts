@@ -83,5 +83,11 @@ describe('sayNames', () => {
   it('cuts a long name', () => {
     const said = sayNames(['x'.repeat(10_000)]);
     expect(said).toBe(`"${'x'.repeat(60)}…"`);
+    // By code point: an emoji at the cut stays whole, not half a surrogate pair.
+    expect(sayNames(['😀'.repeat(61)])).toBe(`"${'😀'.repeat(60)}…"`);
+  });
+
+  it('drops bidi controls, so a name cannot reorder the sentence it sits in', () => {
+    expect(sayNames(['\u202eevil\u202c', 'a\u2066b\u2069'])).toBe('"evil", "ab"');
   });
 });

@@ -30,13 +30,19 @@ export const NAME_SHOWN_CHARS = 60;
 export function sayNames(names: readonly string[], max = NAMES_SHOWN): string {
   const shown = names
     .slice(0, max)
-    .map((name) =>
-      JSON.stringify(name.length > NAME_SHOWN_CHARS ? `${name.slice(0, NAME_SHOWN_CHARS)}…` : name),
-    )
+    .map((name) => {
+      // By code point, so a cut never splits an emoji; bidi controls out, so no name reorders the sentence.
+      const chars = Array.from(name.replace(BIDI_CONTROLS, ''));
+      return JSON.stringify(
+        chars.length > NAME_SHOWN_CHARS ? `${chars.slice(0, NAME_SHOWN_CHARS).join('')}…` : chars.join(''),
+      );
+    })
     .join(', ');
   const more = names.length - max;
-  return more > 0 ? `${shown} and ${more.toLocaleString()} more` : shown;
+  return more > 0 ? `${shown} and ${more} more` : shown;
 }
+
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** One argument written the way its field's input reads it back (the inverse of the form's reading). */
 function fieldText(field: Field, value: unknown): string | string[] | undefined {
