@@ -1,3 +1,4 @@
+import { historyKey } from '../engine/history/redact';
 import type { EraChoice } from '../mcp';
 
 const KEY = 'taskscope.era';
@@ -19,12 +20,15 @@ function read(): Record<string, EraChoice> {
 
 /** The protocol generation the person chose for a receiver; auto (found out per connect) unless they chose. */
 export function eraChoice(url: string): EraChoice {
-  return read()[url] ?? 'auto';
+  return read()[historyKey(url)] ?? 'auto';
 }
 
+/** Kept in localStorage under the receiver's history key, so a secret in its URL is not written there. */
 export function setEraChoice(url: string, choice: EraChoice): void {
-  const others = Object.entries(read()).filter(([kept]) => kept !== url);
-  if (choice !== 'auto') others.push([url, choice]);
+  const key = historyKey(url);
+  // The URL as typed was the key before: an entry under it goes too.
+  const others = Object.entries(read()).filter(([kept]) => kept !== key && kept !== url);
+  if (choice !== 'auto') others.push([key, choice]);
   const kept = Object.fromEntries(others.slice(-MAX_KEPT));
   try {
     localStorage.setItem(KEY, JSON.stringify(kept));
