@@ -56,15 +56,17 @@ export function ConnectionBar() {
   const savedRef = useRef<HTMLDivElement>(null);
   // A replay has no connection at all: the header must not say "Connected".
   const replaying = useReplay((s) => s.connectionId !== undefined);
+  // During a replay the field offers the live receiver to go back to, not the recording's.
+  const live = useReplay((s) => (s.connectionId !== undefined ? s.live : undefined));
   const look = replaying
     ? { dot: 'bg-violet-500', label: 'Replay' }
     : status === 'connected' && degraded
       ? { dot: 'bg-amber-500', label: 'Degraded' }
       : statusLook[status];
-  const value = draft ?? url;
+  const value = draft ?? live?.url ?? url;
   const headerValue =
     headerText ??
-    Object.entries(headers)
+    Object.entries(live?.headers ?? headers)
       .map(([k, v]) => `${k}: ${v}`)
       .join('\n');
 
@@ -165,8 +167,8 @@ export function ConnectionBar() {
       </div>
       <div ref={savedRef} className="contents">
         <SavedReceivers
-          currentUrl={url}
-          currentHeaders={headers}
+          currentUrl={live?.url ?? url}
+          currentHeaders={live?.headers ?? headers}
           onPick={(picked, pickedHeaders) => {
             setDraft(null);
             setHeaderText(null);
@@ -174,7 +176,11 @@ export function ConnectionBar() {
           }}
         />
       </div>
-      {status !== 'idle' && status !== 'error' && status !== 'closed' ? (
+      {replaying ? (
+        <Button type="submit" variant="primary" title="Leave the replay and connect to this receiver">
+          <Plug size={14} /> Connect
+        </Button>
+      ) : status !== 'idle' && status !== 'error' && status !== 'closed' ? (
         <>
           <Button type="submit" variant="outline" title="Reconnect (new session)">
             <Plug size={14} /> Reconnect

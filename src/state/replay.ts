@@ -17,6 +17,11 @@ export interface ReplayState {
   warnings?: string[];
   /** A trace is being read or validated. */
   opening: boolean;
+  /**
+   * The receiver the page was on before the replay (or would connect to): the header offers it, since the
+   * trace's own receiver may be long gone (the shipped demo trace's is a recorder's loopback port).
+   */
+  live?: { url: string; headers: Record<string, string> };
 }
 
 export const useReplay = create<ReplayState>()(() => ({ speed: 4, opening: false }));
@@ -26,7 +31,7 @@ export const isReplaying = () => useReplay.getState().connectionId !== undefined
 
 /** A live connection takes the page back: the replay is over. */
 export const endReplay = () =>
-  useReplay.setState({ connectionId: undefined, info: undefined, news: undefined });
+  useReplay.setState({ connectionId: undefined, info: undefined, news: undefined, live: undefined });
 
 /** The replay's virtual time now, following the engine's last anchor; undefined when no replay is on. */
 export function replayNow(realNow = Date.now()): number | undefined {

@@ -35,6 +35,14 @@ export async function openTraceText(
     refuse(checked.errors);
     return false;
   }
+  const before = useConnection.getState();
+  useReplay.setState((s) => ({
+    // A trace opened during a replay keeps the live receiver the first one left.
+    live: s.live ?? {
+      url: before.url || new URL('/demo/mcp', window.location.origin).toString(),
+      headers: before.headers,
+    },
+  }));
   const id = freshConnection();
   useConnection.setState({
     id,

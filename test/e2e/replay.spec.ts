@@ -12,6 +12,7 @@ interface DemoTask {
 /** The trace the empty task list links to, as shipped. */
 const demo = JSON.parse(readFileSync(new URL('../../public/demo-trace.json', import.meta.url), 'utf8')) as {
   tasks: DemoTask[];
+  receiver: { url: string };
 };
 
 /** What a task's row says of it: "purged" for a task the receiver purged, else its status. */
@@ -202,4 +203,24 @@ test('a trace dropped on the page replays', async ({ page }) => {
   await page.getByTestId('replay-speed-instant').click();
   await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'true');
   await expectEveryTaskAsRecorded(page, demo.tasks);
+});
+
+test('during a replay the header offers the live receiver, not the recording’s; Connect leaves the replay for it', async ({
+  page,
+}) => {
+  await page.goto('/');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  const live = await page.locator('#server-url').inputValue();
+  expect(live).toMatch(/\/demo\/mcp$/);
+  await page.getByTestId('demo-trace-link').click();
+  await expect(page.getByTestId('replay-bar')).toBeVisible();
+  // The bar names the recording's receiver (a port long closed); the field keeps the live one.
+  await expect(page.getByTestId('replay-label')).toContainText(demo.receiver.url);
+  expect(demo.receiver.url).not.toBe(live);
+  await expect(page.locator('#server-url')).toHaveValue(live);
+  await expect(page.getByRole('button', { name: 'Reconnect' })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Connect', exact: true }).click();
+  await expect(page.getByTestId('replay-bar')).toHaveCount(0);
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(page.locator('#server-url')).toHaveValue(live);
 });
