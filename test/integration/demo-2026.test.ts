@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createTaskSessionFromClient, type RawClientDispatch } from '@modelcontextprotocol/ext-tasks/client';
+import { extTasksSession } from '../helpers/ext-tasks-session';
 import { startDemoReceiver2026, type RunningReceiver2026 } from '../helpers/receiver-2026';
 
 const EXT = 'io.modelcontextprotocol/tasks';
@@ -447,50 +446,7 @@ describe('subscriptions/listen for task ids', () => {
 });
 
 describe('the ext-tasks client on the same receiver', () => {
-  async function session(url: string) {
-    const client = new Client(CLIENT_INFO, {
-      capabilities: { elicitation: { form: {} }, extensions: { [EXT]: {} } },
-      versionNegotiation: { mode: 'auto' },
-    });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    // The client's own request() refuses resultType "task": ext-tasks needs a raw path it owns.
-    const raw = new StreamableHTTPClientTransport(new URL(url));
-    const pending = new Map<unknown, (m: Json) => void>();
-    let n = 0;
-    raw.onmessage = (m) => {
-      const message = m as Json;
-      pending.get(message.id)?.(message);
-      pending.delete(message.id);
-    };
-    await raw.start();
-    const rawDispatch: RawClientDispatch = (request) =>
-      new Promise((resolve, reject) => {
-        const id = `raw-${++n}`;
-        pending.set(id, (m) =>
-          resolve(
-            'error' in m
-              ? { kind: 'error', error: m.error as { code: number; message: string } }
-              : { kind: 'result', result: m.result as never },
-          ),
-        );
-        raw.send({ jsonrpc: '2.0', id, ...(request as Json) } as never).catch(reject);
-      });
-    const tasks = createTaskSessionFromClient(client, {
-      endpointId: 'demo-2026',
-      rawDispatch,
-      v2RequestFraming: { protocolVersion: V2026, clientInfo: CLIENT_INFO, clientCapabilities: {} },
-      onInputRequest: async () => ({ action: 'accept', content: { answer: 'teal' } }) as never,
-    });
-    return {
-      client,
-      tasks,
-      close: async () => {
-        await tasks.close();
-        await client.close();
-        await raw.close();
-      },
-    };
-  }
+  const session = (url: string) => extTasksSession(url, 'demo-2026');
 
   it('runs slow_job and ask_user to completed', async () => {
     const s = await session(demo.url);

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createTaskSessionFromClient, type RawClientDispatch } from '@modelcontextprotocol/ext-tasks/client';
 import type { ToolInfo } from '../../src/mcp';
 import { startSdk24Receiver, type Sdk24Receiver, type Sdk24ReceiverOptions } from '../helpers/sdk24-receiver';
 import { engineOverChannel } from '../helpers/engine-channel';
+import { extTasksSession as openExtTasksSession } from '../helpers/ext-tasks-session';
 import { waitFor } from '../helpers/wait';
 
 /**
@@ -230,49 +229,9 @@ describe('a dual-era server 2.4 receiver (the SDK default)', () => {
   }, 15_000);
 });
 
-/** The ext-tasks client on a receiver, as demo-2026.test.ts drives it: a raw path for resultType "task". */
+/** The ext-tasks client on a receiver, closed with the test. */
 async function extTasksSession(url: string) {
-  const clientInfo = { name: 'taskscope-test', version: '0.0.0' };
-  const client = new Client(clientInfo, {
-    capabilities: { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } },
-    versionNegotiation: { mode: 'auto' },
-  });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  const raw = new StreamableHTTPClientTransport(new URL(url));
-  const pending = new Map<unknown, (m: Record<string, unknown>) => void>();
-  let n = 0;
-  raw.onmessage = (m) => {
-    const message = m as Record<string, unknown>;
-    pending.get(message.id)?.(message);
-    pending.delete(message.id);
-  };
-  await raw.start();
-  const rawDispatch: RawClientDispatch = (request) =>
-    new Promise((resolve, reject) => {
-      const id = `raw-${++n}`;
-      pending.set(id, (m) =>
-        resolve(
-          'error' in m
-            ? { kind: 'error', error: m.error as { code: number; message: string } }
-            : { kind: 'result', result: m.result as never },
-        ),
-      );
-      raw.send({ jsonrpc: '2.0', id, ...(request as Record<string, unknown>) } as never).catch(reject);
-    });
-  const tasks = createTaskSessionFromClient(client, {
-    endpointId: 'sdk24',
-    rawDispatch,
-    v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo, clientCapabilities: {} },
-    onInputRequest: async () => ({ action: 'accept', content: { answer: 'teal' } }) as never,
-  });
-  const session = {
-    tasks,
-    close: async () => {
-      await tasks.close();
-      await client.close();
-      await raw.close();
-    },
-  };
+  const session = await openExtTasksSession(url, 'sdk24');
   cleanups.push(() => session.close());
   return session;
 }
