@@ -30,6 +30,11 @@ export interface MetaRow {
   nextInbox: number;
 }
 
+/** A receiver never written to reads and writes as if this row were stored. */
+export function newMeta(): MetaRow {
+  return { facts: {}, droppedTasks: 0, nextTaskSeq: 0, nextTraffic: 0, nextInbox: 0 };
+}
+
 /**
  * Keys lead with the receiver, so one receiver's data is one key range in every store. Only tasks keep their key
  * in the value (the order index needs it); elsewhere the key is out of line and the value is the caller's own.
