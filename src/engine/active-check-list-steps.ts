@@ -1,6 +1,7 @@
 import { isObject } from '../mcp';
 import { CHECK_MAX_LISTED, CHECK_MAX_PAGES } from './active-check-plan';
 import { codeText, excerpt, skip, type Probe } from './active-check-probe';
+import { count } from '../tasks/core/report/words';
 
 /**
  * The active check's steps on the receiver's methods (issue #13): tasks/list paging, and the methods it does
@@ -71,7 +72,7 @@ export async function listPaging(p: Probe): Promise<string> {
   } else if (missing.length > 0) {
     p.broken(
       'list-paging',
-      `tasks/list (${detail}) leaves out ${missing.length} task(s) that tasks/get knows.`,
+      `tasks/list (${detail}) leaves out ${count(missing.length, 'task')} that tasks/get knows.`,
       { taskId: missing[0], at: Date.now(), detail: `not listed: ${missing[0]}` },
     );
   } else if (invalid.error?.code !== -32602) {

@@ -5,6 +5,7 @@
 import { isTerminal, type TaskStatus } from '../../../mcp';
 import { answered, askedAt, offence, parseTime, type Context, type Found, type Judgement } from './evidence';
 import { fmt } from './status-rules';
+import { count } from './words';
 
 export function pushesConsistent(ctx: Context): Judgement {
   let n = 0;
@@ -54,7 +55,7 @@ export function pushesConsistent(ctx: Context): Judgement {
     observations: n,
     offences,
     passReason: `${n} status push(es), none contradicted by a poll.`,
-    brokenReason: (k) => `${k} task(s) had a status push that the next poll contradicted.`,
+    brokenReason: (k) => `${count(k, 'task')} had a status push that the next poll contradicted.`,
     unobservedReason: 'No status push received.',
   };
 }
@@ -81,7 +82,7 @@ export function pushesSent(ctx: Context): Judgement {
     offences: pushes === 0 && firstChange ? [firstChange] : [],
     passReason: `${pushes} status push(es) received.`,
     brokenReason: () =>
-      `No status push for ${changes} status change(s): the receiver is followed by polling alone (allowed).`,
+      `No status push for ${count(changes, 'status change')}: the receiver is followed by polling alone (allowed).`,
     unobservedReason: 'No status change seen yet.',
   };
 }

@@ -8,6 +8,7 @@ import { isTerminal, type TaskStatus } from '../../../mcp';
 import { CLOCK_OUTLIER_MS } from '../merge';
 import type { ObservationEntry } from '../store';
 import { answered, askedAt, offence, parseTime, type Context, type Found, type Judgement } from './evidence';
+import { count } from './words';
 
 export const fmt = (status: TaskStatus | null) => status ?? '(none)';
 /** The first status after a terminal one that differs from it, asked after the terminal answer arrived. */
@@ -41,7 +42,7 @@ export function statusTransitions(ctx: Context): Judgement {
     observations: n,
     offences,
     passReason: `${n} answers, every status change on a legal path.`,
-    brokenReason: (k) => `${k} task(s) left a terminal status.`,
+    brokenReason: (k) => `${count(k, 'task')} left a terminal status.`,
   };
 }
 
@@ -66,7 +67,7 @@ export function createdAtFixed(ctx: Context): Judgement {
     observations: n,
     offences,
     passReason: `createdAt stayed the same over ${n} answers.`,
-    brokenReason: (k) => `${k} task(s) changed their createdAt.`,
+    brokenReason: (k) => `${count(k, 'task')} changed createdAt.`,
   };
 }
 
@@ -94,7 +95,7 @@ export function lastUpdatedMonotonic(ctx: Context): Judgement {
     observations: n,
     offences,
     passReason: `lastUpdatedAt never went backwards over ${n} answers.`,
-    brokenReason: (k) => `${k} task(s) gave a lastUpdatedAt earlier than one already given.`,
+    brokenReason: (k) => `${count(k, 'task')} gave a lastUpdatedAt earlier than one already given.`,
   };
 }
 
@@ -139,6 +140,6 @@ export function timestampsNotFuture(ctx: Context): Judgement {
     offences,
     passReason: `No lastUpdatedAt ahead of the receiver's clock over ${n} answers (offset ${Math.round(ctx.input.clockOffsetMs)} ms).`,
     brokenReason: (k) =>
-      `${k} task(s) gave a lastUpdatedAt in the future, beyond the receiver's clock offset.`,
+      `${count(k, 'task')} gave a lastUpdatedAt in the future, beyond the receiver's clock offset.`,
   };
 }

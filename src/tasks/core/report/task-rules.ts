@@ -10,6 +10,7 @@ import { isTerminal } from '../../../mcp';
 import type { ObservationEntry, ResultEntry } from '../store';
 import { answered, askedAt, offence, terminal, type Context, type Found, type Judgement } from './evidence';
 import { fmt } from './status-rules';
+import { count } from './words';
 
 export * from './push-rules';
 export * from './status-rules';
@@ -34,7 +35,7 @@ export function pollIntervalPresent(ctx: Context): Judgement {
     id: 'poll-interval-present',
     observations: n,
     offences,
-    passReason: `All ${n} answers about running tasks suggested a pollInterval.`,
+    passReason: `${count(n, 'answer')} about running tasks, each suggesting a pollInterval.`,
     brokenReason: (k) =>
       `${k} of ${n} answers about running tasks gave no pollInterval: Taskscope polls at its own default.`,
   };
@@ -77,7 +78,7 @@ export function pollIntervalStable(ctx: Context): Judgement {
     observations: n,
     offences,
     passReason: `pollInterval was sane and steady over ${n} answers.`,
-    brokenReason: (k) => `${k} task(s) had a pollInterval that was absurd or changed on most answers.`,
+    brokenReason: (k) => `${count(k, 'task')} had a pollInterval that was absurd or changed on most answers.`,
   };
 }
 
@@ -114,11 +115,11 @@ export function resultAfterTerminal(ctx: Context): Judgement {
     id: 'result-after-terminal',
     observations: n,
     offences,
-    passReason: `${n} result(s), each only once its task had ended.`,
+    passReason: `${count(n, 'result')}, each only once its task had ended.`,
     brokenReason: (k) =>
       ctx.era === '2026-07-28'
-        ? `${k} completed task(s) came without their result.`
-        : `${k} task(s) had tasks/result answered before the task ended.`,
+        ? `${count(k, 'completed task')} came without their result.`
+        : `${count(k, 'task')} had tasks/result answered before the task ended.`,
     unobservedReason: 'No result fetched yet.',
   };
 }
@@ -161,11 +162,11 @@ export function failedResultExplains(ctx: Context, wireFailures: Map<string, Fou
     id: 'failed-result-explains',
     observations: n,
     offences,
-    passReason: `${n} failed task(s), each with a reason.`,
+    passReason: `${count(n, 'failed task')}, each with a reason.`,
     brokenReason: (k) =>
       ctx.era === '2026-07-28'
-        ? `${k} failed task(s) came without the JSON-RPC error that failed them.`
-        : `${k} failed task(s) gave no statusMessage and no error text.`,
+        ? `${count(k, 'failed task')} came without the JSON-RPC error that failed them.`
+        : `${count(k, 'failed task')} gave no statusMessage and no error text.`,
     unobservedReason: 'No task failed while Taskscope watched.',
   };
 }

@@ -4,6 +4,7 @@
  */
 import { isObject } from '../../../mcp';
 import { offence, terminal, type Context, type Found, type Judgement, type TaskView } from './evidence';
+import { count, was } from './words';
 
 /**
  * A purge this much before the ttl ran out is still "on time": latency and the clock estimate (at least 1 s),
@@ -28,7 +29,7 @@ export function ttlPresent(ctx: Context): Judgement {
     id: 'ttl-present',
     observations: n,
     offences,
-    passReason: `All ${n} tasks/get answers carried a ttl.`,
+    passReason: `${count(n, 'tasks/get answer')}, each with a ttl.`,
     brokenReason: (k) => `${k} of ${n} tasks/get answers carried no ttl (not even null for unlimited).`,
   };
 }
@@ -85,8 +86,8 @@ export function ttlNotPurgedEarly(ctx: Context): Judgement {
     id: 'ttl-not-purged-early',
     observations: n,
     offences,
-    passReason: `${n} task(s) purged, each only after its ttl ran out.`,
-    brokenReason: (k) => `${k} task(s) were gone (-32602) before their ttl ran out.`,
+    passReason: `${count(n, 'task')} purged, each only after its ttl ran out.`,
+    brokenReason: (k) => `${count(k, 'task')} ${was(k)} gone (-32602) before their ttl ran out.`,
     unobservedReason: 'No task was purged while Taskscope watched.',
   };
 }
@@ -116,8 +117,8 @@ export function ttlNotKeptBeyond(ctx: Context): Judgement {
     id: 'ttl-not-kept-beyond',
     observations: n,
     offences,
-    passReason: `Expired tasks were cleaned up promptly (${n} look(s) after expiry).`,
-    brokenReason: (k) => `${k} task(s) were still there well after their ttl ran out.`,
+    passReason: `Expired tasks were cleaned up promptly (${count(n, 'look')} after expiry).`,
+    brokenReason: (k) => `${count(k, 'task')} ${was(k)} still there well after their ttl ran out.`,
     unobservedReason: 'No task was asked about after its ttl ran out.',
   };
 }
@@ -137,8 +138,9 @@ export function requestedTtlHonoured(ctx: Context): Judgement {
     id: 'requested-ttl-honoured',
     observations: n,
     offences,
-    passReason: `${n} task(s) got the ttl they asked for.`,
-    brokenReason: (k) => `${k} of ${n} task(s) got another ttl than asked for (the receiver may choose).`,
+    passReason: `${count(n, 'task')} got the ttl asked for.`,
+    brokenReason: (k) =>
+      `${k} of ${count(n, 'task')} got another ttl than asked for (the receiver may choose).`,
     unobservedReason: 'No task was created here with a requested ttl.',
   };
 }

@@ -14,6 +14,7 @@ import {
   type Found,
   type Judgement,
 } from './evidence';
+import { count, was } from './words';
 
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
@@ -86,7 +87,7 @@ export function resultRelatedMeta(ctx: Context): Judgement {
     id: 'result-related-meta',
     observations: n,
     offences,
-    passReason: `${n} tasks/result answer(s), each naming its task in _meta.`,
+    passReason: `${count(n, 'tasks/result answer')}, each naming its task in _meta.`,
     brokenReason: (k) => `${k} of ${n} tasks/result answers did not name their task in related-task _meta.`,
     unobservedReason: 'No tasks/result answered yet.',
   };
@@ -126,9 +127,9 @@ export function unknownTaskError(ctx: Context): Judgement {
     id: 'unknown-task-error',
     observations: n,
     offences,
-    passReason: `${n} unknown or expired task(s) answered -32602.`,
+    passReason: `${count(n, 'unknown or expired task')} answered -32602.`,
     brokenReason: (k) =>
-      `${k} answer(s) about a task the receiver did not have used another code than -32602.`,
+      `${count(k, 'answer')} about a task the receiver did not have used another code than -32602.`,
     unobservedReason: 'No question about an unknown or expired task yet.',
   };
 }
@@ -161,8 +162,9 @@ export function capabilityAbsentError(ctx: Context): Judgement {
     id: 'capability-absent-error',
     observations: n,
     offences,
-    passReason: `${n} task call(s) of tools that forbid tasks, each refused with -32601.`,
-    brokenReason: (k) => `${k} task call(s) of tools that forbid tasks were not refused with -32601.`,
+    passReason: `${count(n, 'task call')} of tools that forbid tasks, each refused with -32601.`,
+    brokenReason: (k) =>
+      `${count(k, 'task call')} of tools that forbid tasks ${was(k)} not refused with -32601.`,
     unobservedReason: 'No tool was called as a task against its taskSupport.',
   };
 }
@@ -192,9 +194,9 @@ export function undeclaredMethodRefused(ctx: Context): Judgement {
     id: 'undeclared-method-refused',
     observations: n,
     offences,
-    passReason: `${n} request(s) for a tasks method the receiver does not declare, each refused with -32601.`,
+    passReason: `${count(n, 'request')} for a tasks method the receiver does not declare, each refused with -32601.`,
     brokenReason: (k) =>
-      `${k} request(s) for a tasks method the receiver does not declare were answered otherwise than -32601 (allowed; -32601 says it plainly).`,
+      `${count(k, 'request')} for a tasks method the receiver does not declare ${was(k)} answered otherwise than -32601 (allowed; -32601 says it plainly).`,
     unobservedReason: 'No undeclared tasks method asked (the active check asks).',
   };
 }
@@ -242,8 +244,9 @@ export function toolTaskSupport(ctx: Context): Judgement {
     id: 'tool-task-support',
     observations: n,
     offences,
-    passReason: `${n} tool call(s), each answered as the tool's taskSupport says.`,
-    brokenReason: (k) => `${k} tool call(s) were answered against the tool's declared taskSupport.`,
+    passReason: `${count(n, 'tool call')}, each answered as the tool's taskSupport says.`,
+    brokenReason: (k) =>
+      `${count(k, 'tool call')} ${was(k)} answered against the tool's declared taskSupport.`,
     unobservedReason: 'No tool call seen yet.',
   };
 }
@@ -268,7 +271,7 @@ export function rateLimitRetryAfter(ctx: Context): Judgement {
     id: 'rate-limit-retry-after',
     observations: n,
     offences,
-    passReason: `${n} rate limit(s), each saying when to retry.`,
+    passReason: `${count(n, 'rate limit')}, each saying when to retry.`,
     brokenReason: (k) => `${k} of ${n} rate limits gave no Retry-After: Taskscope backs off on its own.`,
     unobservedReason: 'No rate limit met.',
   };
@@ -286,8 +289,8 @@ export function capabilityTasksList(ctx: Context): Judgement {
     id: 'capability-tasks-list',
     observations: n,
     offences,
-    passReason: `tasks/list answered as declared (${n} page(s)).`,
-    brokenReason: (k) => `tasks.list is declared but tasks/list was refused as unknown ${k} time(s).`,
+    passReason: `tasks/list answered as declared (${count(n, 'page')}).`,
+    brokenReason: (k) => `tasks.list is declared but tasks/list was refused as unknown ${count(k, 'time')}.`,
     unobservedReason: 'tasks/list not asked.',
   };
 }
@@ -323,8 +326,8 @@ export function capabilityTasksCancel(ctx: Context): Judgement {
     id: 'capability-tasks-cancel',
     observations: n,
     offences,
-    passReason: `tasks/cancel answered as declared (${n} cancel(s)).`,
-    brokenReason: (k) => `${k} cancel(s) refused as unknown or answered without the task cancelled.`,
+    passReason: `tasks/cancel answered as declared (${count(n, 'cancel')}).`,
+    brokenReason: (k) => `${count(k, 'cancel')} refused as unknown or answered without the task cancelled.`,
     unobservedReason: 'No cancel sent.',
   };
 }
@@ -347,8 +350,8 @@ export function listPaging(ctx: Context): Judgement {
     id: 'list-paging',
     observations: n,
     offences,
-    passReason: `${n} follow-up page(s), each answered.`,
-    brokenReason: (k) => `${k} nextCursor(s) the receiver gave were refused on the next page.`,
+    passReason: `${count(n, 'follow-up page')}, each answered.`,
+    brokenReason: (k) => `${count(k, 'nextCursor')} the receiver gave ${was(k)} refused on the next page.`,
     unobservedReason: 'tasks/list never gave a second page.',
   };
 }
@@ -396,8 +399,8 @@ export function terminalCancelRefused(ctx: Context): Judgement {
     id: 'terminal-cancel-refused',
     observations: n,
     offences,
-    passReason: `${n} cancel(s) of ended tasks, each refused with -32602.`,
-    brokenReason: (k) => `${k} cancel(s) of ended tasks were not refused with -32602.`,
+    passReason: `${count(n, 'cancel')} of ended tasks, each refused with -32602.`,
+    brokenReason: (k) => `${count(k, 'cancel')} of ended tasks ${was(k)} not refused with -32602.`,
     unobservedReason: 'No cancel of an ended task seen.',
   };
 }
