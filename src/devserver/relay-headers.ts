@@ -3,18 +3,11 @@
  * on their own: they decide what of the page reaches a receiver and what of a receiver reaches the page.
  */
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { RELAY_FORWARDED_HEADERS } from '../mcp/relay-fetch.js';
 import type { VettedTarget } from './relay-target.js';
 
 /** Sent to the receiver whatever the page names; the page adds its own (authorization, …) by X-Taskscope-Forward. */
-const ALWAYS_FORWARDED = [
-  'content-type',
-  'accept',
-  'mcp-session-id',
-  'mcp-protocol-version',
-  'mcp-method',
-  'mcp-name',
-  'last-event-id',
-];
+const ALWAYS_FORWARDED = RELAY_FORWARDED_HEADERS;
 /**
  * Hop-by-hop headers, the browser's own (whose forwarding would hand the receiver our cookies and origin) and the
  * relay's. accept-encoding and expect too: the relay passes bodies as they come and answers 100-continue itself.

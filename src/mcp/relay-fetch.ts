@@ -15,8 +15,11 @@ export const RELAY_HEADERS = {
   error: 'X-Taskscope-Relay-Error',
 } as const;
 
-/** Headers the relay forwards by itself; the person's own (Authorization, API keys) are named to it. */
-const MCP_HEADERS = new Set([
+/**
+ * Headers the relay forwards by itself, the page and the relay reading the one list; the person's own
+ * (Authorization, API keys) are named to it.
+ */
+export const RELAY_FORWARDED_HEADERS: readonly string[] = [
   'content-type',
   'accept',
   'mcp-session-id',
@@ -24,7 +27,8 @@ const MCP_HEADERS = new Set([
   'mcp-method',
   'mcp-name',
   'last-event-id',
-]);
+];
+const MCP_HEADERS = new Set(RELAY_FORWARDED_HEADERS);
 
 /**
  * A fetch that sends each request to the relay instead, naming the receiver in a header. The SDK transport,
