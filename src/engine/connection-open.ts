@@ -1,15 +1,14 @@
 import { ReceiverTasksApi, SessionHolder, TrafficTap, forTrafficLog, type TrafficSeqCounter } from '../mcp';
 import { createQueryClient } from '../tasks/core/query-client';
 import { RequestScheduler } from '../tasks/core/request-scheduler';
-import { TaskChangeCollector } from '../tasks/core/task-changes';
 import { TaskTracker } from '../tasks/core/tracker';
 import { DEFAULT_POLL_INTERVAL_MS } from '../tasks/core/interval';
-import { queryKeys } from '../tasks/core/query-keys';
-import type { Batch, ConnectionNews, InboxEvent, PollingHealth, TrackerSettings } from './messages';
+import type { ConnectionNews, InboxEvent, PollingHealth, TrackerSettings } from './messages';
 import type { Outbox, TaskParts } from './outbox';
 import { PersonRequests } from './person-requests';
 import { CONNECTIONS_PER_ORIGIN } from './connection-watch';
 import type { ConnectCommand, Connection } from './connection';
+import { TaskPartsMarks } from './task-parts';
 
 const HEALTH_EVERY_MS = 1000;
 
@@ -44,12 +43,9 @@ export function openConnection(command: ConnectCommand, deps: OpenDeps): Connect
     api,
     scheduler,
     queryClient,
-    collector: new TaskChangeCollector(),
     // A settings change sent while this connect was on its way is newer than the one it carried.
     settings: deps.settings ?? command.settings,
-    tasksDirty: false,
-    dirtySnapshots: new Set(),
-    dirtyResults: new Set(),
+    marks: new TaskPartsMarks(),
     health: { status: 'connecting', since: Date.now() },
     suspended: false,
     checkingReach: false,
@@ -90,23 +86,16 @@ export function openConnection(command: ConnectCommand, deps: OpenDeps): Connect
   });
   api.v2026.listen.onRefused = (note) => deps.news(conn, { streamNote: note });
   const stopStore = conn.tracker.store.subscribe(() => {
-    conn.tasksDirty = true;
+    conn.marks.tasksChanged();
     conn.history?.tasksChanged();
     outbox.schedule();
   });
   // Snapshots and results live in the Worker's query cache; mark the ones that changed for the next batch.
   const stopCache = queryClient.getQueryCache().subscribe((event) => {
-    if (event.type !== 'updated' || event.action.type !== 'success') return;
-    const key = event.query.queryKey as readonly unknown[];
-    const taskId = key[4];
-    if (key[3] !== 'task' || typeof taskId !== 'string') return;
-    if (key[5] === 'result') {
-      conn.dirtyResults.add(taskId);
-      conn.history?.resultChanged(taskId);
-    } else {
-      conn.dirtySnapshots.add(taskId);
-      conn.history?.snapshotChanged(taskId);
-    }
+    const changed = conn.marks.cacheChanged(event);
+    if (!changed) return;
+    if (changed.result) conn.history?.resultChanged(changed.taskId);
+    else conn.history?.snapshotChanged(changed.taskId);
     outbox.schedule();
   });
   const health = setInterval(() => {
@@ -151,23 +140,5 @@ function pollingHealth(conn: Connection): PollingHealth {
 /** The current connection's changes for the next batch: task records, snapshots, results. */
 export function takeTaskParts(conn: Connection | null): TaskParts {
   if (!conn) return { connectionId: 0, snapshots: [], results: [] };
-  const tasks = conn.tasksDirty
-    ? (conn.collector.collect(conn.tracker.store.getState()) ?? undefined)
-    : undefined;
-  conn.tasksDirty = false;
-  const snapshots: Batch['snapshots'] = [];
-  const results: Batch['results'] = [];
-  for (const taskId of conn.dirtySnapshots) {
-    const snapshot = conn.tracker.snapshot(taskId);
-    if (snapshot) snapshots.push([taskId, snapshot]);
-  }
-  for (const taskId of conn.dirtyResults) {
-    const result = conn.queryClient.getQueryData<Batch['results'][number][1]>(
-      queryKeys.taskResult(conn.id, taskId),
-    );
-    if (result) results.push([taskId, result]);
-  }
-  conn.dirtySnapshots.clear();
-  conn.dirtyResults.clear();
-  return { connectionId: conn.id, tasks, snapshots, results };
+  return conn.marks.take(conn.tracker, conn.queryClient, conn.id);
 }

@@ -1,11 +1,11 @@
 import type { QueryClient } from '@tanstack/query-core';
 import type { ClassifiedError, Detection, Era, ReceiverTasksApi, SessionHolder, TrafficTap } from '../mcp';
 import type { RequestScheduler } from '../tasks/core/request-scheduler';
-import type { TaskChangeCollector } from '../tasks/core/task-changes';
 import type { TaskTracker } from '../tasks/core/tracker';
 import type { HistoryRecorder } from './history-recorder';
 import type { Command, Health, InboxRequest, TrackerSettings } from './messages';
 import type { PersonRequests } from './person-requests';
+import type { TaskPartsMarks } from './task-parts';
 
 export type ConnectCommand = Extract<Command, { type: 'connect' }>;
 
@@ -19,12 +19,10 @@ export interface Connection {
   tracker: TaskTracker;
   scheduler: RequestScheduler;
   queryClient: QueryClient;
-  collector: TaskChangeCollector;
   settings: TrackerSettings;
   people: PersonRequests;
-  tasksDirty: boolean;
-  dirtySnapshots: Set<string>;
-  dirtyResults: Set<string>;
+  /** What changed since the last batch. */
+  marks: TaskPartsMarks;
   health: Health;
   /** Polls held while nothing answers; a ping with backoff finds out when the receiver is back. */
   suspended: boolean;

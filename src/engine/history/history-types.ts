@@ -6,6 +6,7 @@
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, TrafficEvent } from '../../mcp';
 import { MAX_ENTRIES, type TimelineEntry, type TrackedTask } from '../../tasks/core/store';
 import type { InboxEvent } from '../messages';
+import type { RestoredTask } from '../../tasks/core/tracker-history';
 
 export interface HistoryCaps {
   maxTasks: number;
@@ -38,12 +39,8 @@ export interface HistoryWrite {
   meta?: Record<string, unknown>;
 }
 
-export interface LoadedTask {
-  record: Omit<TrackedTask, 'entries'>;
-  entries: TimelineEntry[];
-  snapshot?: TaskSnapshot;
-  result?: Normalised<TaskResultSnapshot>;
-}
+/** A task as history keeps it: what the tracker restores. */
+export type LoadedTask = RestoredTask;
 
 export interface LoadedHistory {
   /** In first-seen order. */

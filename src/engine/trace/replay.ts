@@ -1,12 +1,11 @@
 import type { QueryClient } from '@tanstack/query-core';
 import type { TrafficEvent } from '../../mcp';
 import { createQueryClient } from '../../tasks/core/query-client';
-import { queryKeys } from '../../tasks/core/query-keys';
-import { TaskChangeCollector } from '../../tasks/core/task-changes';
 import { TaskTracker } from '../../tasks/core/tracker';
 import type { ObservationEntry } from '../../tasks/core/store';
-import type { Batch, InboxEvent, ReplayNews, ReplaySpeed } from '../messages';
+import type { InboxEvent, ReplayNews, ReplaySpeed } from '../messages';
 import type { TaskParts } from '../outbox';
+import { TaskPartsMarks } from '../task-parts';
 import { VirtualClock, type RealTimers } from './replay-clock';
 import { RecordedPort, normalisedFrom } from './replay-port';
 import type { Trace, TraceTask } from './trace-types';
@@ -78,10 +77,7 @@ export class ReplaySession {
   readonly queryClient: QueryClient;
   readonly port: RecordedPort;
   readonly end: number;
-  private readonly collector = new TaskChangeCollector();
-  private tasksDirty = false;
-  private readonly dirtySnapshots = new Set<string>();
-  private readonly dirtyResults = new Set<string>();
+  private readonly marks = new TaskPartsMarks();
   private readonly events: ReplayEvent[];
   private cursor = 0;
   private cursorTimer: unknown;
@@ -112,16 +108,11 @@ export class ReplaySession {
     });
     this.stops.push(
       this.tracker.store.subscribe(() => {
-        this.tasksDirty = true;
+        this.marks.tasksChanged();
         this.out.changed();
       }),
       this.queryClient.getQueryCache().subscribe((event) => {
-        if (event.type !== 'updated' || event.action.type !== 'success') return;
-        const key = event.query.queryKey as readonly unknown[];
-        const taskId = key[4];
-        if (key[3] !== 'task' || typeof taskId !== 'string') return;
-        (key[5] === 'result' ? this.dirtyResults : this.dirtySnapshots).add(taskId);
-        this.out.changed();
+        if (this.marks.cacheChanged(event)) this.out.changed();
       }),
     );
     this.events = this.buildEvents();
@@ -182,25 +173,7 @@ export class ReplaySession {
 
   /** What changed since the last batch: task records, snapshots, results (as the live host takes them). */
   takeTaskParts(): TaskParts {
-    const tasks = this.tasksDirty
-      ? (this.collector.collect(this.tracker.store.getState()) ?? undefined)
-      : undefined;
-    this.tasksDirty = false;
-    const snapshots: Batch['snapshots'] = [];
-    const results: Batch['results'] = [];
-    for (const taskId of this.dirtySnapshots) {
-      const snapshot = this.tracker.snapshot(taskId);
-      if (snapshot) snapshots.push([taskId, snapshot]);
-    }
-    for (const taskId of this.dirtyResults) {
-      const result = this.queryClient.getQueryData<Batch['results'][number][1]>(
-        queryKeys.taskResult(this.connectionId, taskId),
-      );
-      if (result) results.push([taskId, result]);
-    }
-    this.dirtySnapshots.clear();
-    this.dirtyResults.clear();
-    return { connectionId: this.connectionId, tasks, snapshots, results };
+    return this.marks.take(this.tracker, this.queryClient, this.connectionId);
   }
 
   taskCount(): number {

@@ -43,6 +43,9 @@ function cutResults(ctx: Context): Set<string> {
   return cut;
 }
 
+/** How an exchange was answered, for an offence's words: its error code, or a result. */
+const answeredWith = (x: Exchange): string => (x.error ? String(x.error.code) : 'with a result');
+
 export function resultRelatedMeta(ctx: Context): Judgement {
   let n = 0;
   const offences: Found[] = [];
@@ -154,7 +157,7 @@ export function capabilityAbsentError(ctx: Context): Judgement {
         offences.push(
           wireOffence(
             x.answer,
-            `task-augmented call of ${tool.name} (taskSupport forbidden) answered ${x.error ? String(x.error.code) : 'with a result'}`,
+            `task-augmented call of ${tool.name} (taskSupport forbidden) answered ${answeredWith(x)}`,
           ),
         );
     }
@@ -183,11 +186,7 @@ export function undeclaredMethodRefused(ctx: Context): Judgement {
       n++;
       if (x.error?.code !== METHOD_NOT_FOUND)
         offences.push(
-          wireOffence(
-            x.answer,
-            `${method}, not declared, answered ${x.error ? String(x.error.code) : 'with a result'}`,
-            taskIdOf(x.params),
-          ),
+          wireOffence(x.answer, `${method}, not declared, answered ${answeredWith(x)}`, taskIdOf(x.params)),
         );
     }
   return {
@@ -226,7 +225,7 @@ export function toolTaskSupport(ctx: Context): Judgement {
         offences.push(
           wireOffence(
             x.answer,
-            `plain call of ${tool.name} (taskSupport required) answered ${x.error ? String(x.error.code) : 'with a result'}`,
+            `plain call of ${tool.name} (taskSupport required) answered ${answeredWith(x)}`,
           ),
         );
     } else if (asTask && tool.taskSupport !== 'forbidden') {
