@@ -6,31 +6,45 @@ import { importX, createNodeResolver } from 'eslint-plugin-import-x';
 import globals from 'globals';
 
 /**
- * The layers, lowest first (README, "Architecture"): each may import only from layers below it and itself.
- *   mcp → tasks/core → engine → ui → state → results, inbox, traffic → tasks → connection, tools, trace, report → app
- * devserver is Node only and may use mcp alone.
+ * The layers, lowest first (README and docs/architecture.md): each folder may import only from the tiers below it
+ * and from itself; folders in one tier do not import each other. The page starts at bridge.
  */
-const below = {
-  mcp: [],
-  'tasks/core': ['mcp'],
-  engine: ['mcp', 'tasks/core'],
-  ui: ['mcp', 'tasks/core', 'engine'],
-  state: ['mcp', 'tasks/core', 'engine', 'ui'],
-  results: ['mcp', 'tasks/core', 'engine', 'state', 'ui'],
-  inbox: ['mcp', 'tasks/core', 'engine', 'state', 'ui'],
-  traffic: ['mcp', 'tasks/core', 'engine', 'state', 'ui'],
-  tasks: ['mcp', 'tasks/core', 'engine', 'state', 'ui', 'results', 'inbox', 'traffic'],
-  connection: ['mcp', 'tasks/core', 'engine', 'state', 'ui', 'results', 'inbox', 'traffic', 'tasks'],
-  tools: ['mcp', 'tasks/core', 'engine', 'state', 'ui', 'results', 'inbox', 'traffic', 'tasks'],
-  trace: ['mcp', 'tasks/core', 'engine', 'state', 'ui', 'results', 'inbox', 'traffic', 'tasks'],
-  report: ['mcp', 'tasks/core', 'engine', 'state', 'ui', 'results', 'inbox', 'traffic', 'tasks'],
-  devserver: ['mcp'],
-};
+const tiers = [
+  ['format'], // pure formatting of times, durations and sizes
+  ['mcp'], // the protocol core
+  ['tracker'], // the framework-free tracking core
+  ['rules'], // the report card's rules, pure
+  ['engine'], // the Worker: connections, history, traces, the active check
+  ['bridge'], // the page's side of the Worker protocol
+  ['ui'],
+  ['state'],
+  ['results', 'inbox', 'traffic'],
+  ['tasks'],
+  ['connection', 'tools', 'trace', 'report'],
+  ['app'],
+];
+const below = Object.fromEntries(
+  tiers.flatMap((tier, i) => tier.map((layer) => [layer, tiers.slice(0, i).flat()])),
+);
+/** Node only, beside the layers: the demo receivers, the start server and its relay. */
+below.devserver = ['format', 'mcp'];
 const layerZones = Object.entries(below).map(([layer, allowed]) => ({
   target: `./src/${layer}`,
   from: './src',
   except: [`./${layer}`, ...allowed.map((l) => `./${l}`), './index.css'],
-  message: `src/${layer} may import only from: ${allowed.length ? allowed.join(', ') : 'itself'} (see the layers in eslint.config.js and the README).`,
+  message: `src/${layer} may import only from: ${allowed.length ? allowed.join(', ') : 'itself'} (see the layers in eslint.config.js and docs/architecture.md).`,
+}));
+/** Code that runs in the Worker and in Node has no page: these globals exist only on the page. */
+const pageGlobals = [
+  'window',
+  'document',
+  'localStorage',
+  'sessionStorage',
+  'requestAnimationFrame',
+  'cancelAnimationFrame',
+].map((name) => ({
+  name,
+  message: 'Page code: it belongs in src/bridge or above (this layer runs in the Worker and in Node).',
 }));
 
 export default tseslint.config(
@@ -45,16 +59,25 @@ export default tseslint.config(
       ...reactHooks.configs.recommended.rules,
       'import-x/no-restricted-paths': ['error', { zones: layerZones }],
       'import-x/no-cycle': 'error',
+      // An import the resolver cannot follow would be skipped by the two rules above: make it an error instead.
+      'import-x/no-unresolved': 'error',
     },
     settings: {
-      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.json'] })],
+      'import-x/resolver-next': [
+        createNodeResolver({
+          extensions: ['.ts', '.tsx', '.js', '.json'],
+          // Node-run code (src/devserver) writes ESM specifiers ending in .js for files that are .ts.
+          extensionAlias: { '.js': ['.ts', '.tsx', '.js'] },
+        }),
+      ],
     },
     languageOptions: { globals: globals.browser },
   },
   {
-    // The protocol core, the tracking core and the engine run in a Worker and in Node: no React, no DOM.
-    files: ['src/mcp/**', 'src/tasks/core/**', 'src/engine/**'],
+    // The protocol core, the tracking core, the rules and the engine run in a Worker and in Node: no React, no DOM.
+    files: ['src/format/**', 'src/mcp/**', 'src/tracker/**', 'src/rules/**', 'src/engine/**'],
     rules: {
+      'no-restricted-globals': ['error', ...pageGlobals],
       'no-restricted-imports': [
         'error',
         {

@@ -7,9 +7,9 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { McpSession, TasksApi, type ToolInfo } from '../src/mcp';
-import { createQueryClient } from '../src/tasks/core/query-client';
-import { TaskTracker } from '../src/tasks/core/tracker';
-import type { ObservationEntry, TrackedTask } from '../src/tasks/core/store';
+import { createQueryClient } from '../src/tracker/query-client';
+import { TaskTracker } from '../src/tracker/tracker';
+import type { ObservationEntry, TrackedTask } from '../src/tracker/task-store';
 
 // Every request in flight adds a listener to the SDK transport's one abort signal; with a thousand tasks
 // that passes Node's warning threshold, and the warnings themselves cost CPU. Not a leak: they go on answer.

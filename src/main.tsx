@@ -7,7 +7,7 @@ import { wireEngine } from './app/wiring';
 import { queryClient } from './state/query-client';
 import { applyTheme } from './state/preferences';
 import { initialSelection, useSelection } from './state/selection';
-import { getEngine } from './engine/bridge';
+import { getEngine } from './bridge/engine-bridge';
 import { connect, initialHeaders, initialServerUrl, pageHiding } from './connection/actions';
 import { initialReplaySpeed, initialTraceUrl, openTraceUrl } from './trace/open-trace';
 

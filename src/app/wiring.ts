@@ -1,15 +1,15 @@
 import type { QueryClient } from '@tanstack/react-query';
-import type { EngineBridge } from '../engine/bridge';
+import type { EngineBridge } from '../bridge/engine-bridge';
 import type { Batch } from '../engine/messages';
 import { useConnection } from '../state/connection';
-import { useInbox } from '../inbox/store';
-import { useTraffic } from '../traffic/store';
-import { resetTaskRecords, tasksStore, usePollingHealth, useTaskListStatus } from '../tasks/store';
-import { applyTaskChanges } from '../tasks/core/task-changes';
-import { queryKeys } from '../tasks/core/query-keys';
+import { useInbox } from '../inbox/inbox-store';
+import { useTraffic } from '../traffic/traffic-store';
+import { resetTaskRecords, tasksStore, usePollingHealth, useTaskListStatus } from '../tasks/tasks-store';
+import { applyTaskChanges } from '../tracker/task-changes';
+import { queryKeys } from '../tracker/query-keys';
 import { usePreferences } from '../state/preferences';
 import { applyHealth } from '../connection/actions';
-import { applyCheckNews, openReportWhenConnected } from '../report/store';
+import { applyCheckNews, openReportWhenConnected } from '../report/report-store';
 import { useReplay } from '../state/replay';
 
 /**

@@ -10,9 +10,9 @@ import { clearHistory, connect } from './actions';
 import { setRelay } from './saved-receivers';
 import { eraChoice, setEraChoice } from './era-choice';
 import type { Detection, EraChoice } from '../mcp';
-import { useTasks } from '../tasks/store';
-import type { Dialect } from '../tasks/core/store';
-import { formatClock } from '../tasks/core/ttl';
+import { useTasks } from '../tasks/tasks-store';
+import type { Dialect } from '../tracker/task-store';
+import { formatClock } from '../tracker/ttl';
 import { CollapsibleMarkdown } from '../ui/CollapsibleMarkdown';
 
 const dialectLabel: Record<Dialect, string> = {

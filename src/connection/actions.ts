@@ -1,9 +1,9 @@
-import { getEngine } from '../engine/bridge';
+import { getEngine } from '../bridge/engine-bridge';
 import type { Health } from '../engine/messages';
 import type { RelayRoute, ResumeSession, ServerDescription } from '../mcp';
-import { resetTaskRecords } from '../tasks/store';
-import { useTraffic } from '../traffic/store';
-import { useInbox } from '../inbox/store';
+import { resetTaskRecords } from '../tasks/tasks-store';
+import { useTraffic } from '../traffic/traffic-store';
+import { useInbox } from '../inbox/inbox-store';
 import { usePreferences } from '../state/preferences';
 import { useSelection } from '../state/selection';
 import { useConnection } from '../state/connection';
@@ -11,7 +11,7 @@ import { endReplay, isReplaying, useReplay } from '../state/replay';
 import { normaliseReceiverUrl } from './receiver-url';
 import { SessionClaims, forgetSession, rememberSession, storedSession } from './session-claim';
 import { headersFor, recordUse, relayChosen } from './saved-receivers';
-import { fetchRelayRoute } from './relay';
+import { fetchRelayRoute } from './relay-route';
 import { eraChoice } from './era-choice';
 
 /** Where the dashboard connects when no ?server= is given: the demo receiver `npm start` mounts beside it. */

@@ -1,6 +1,6 @@
 import express from 'express';
-import { createDemoReceiver } from './demo-receiver.js';
-import { createDemoReceiver2026 } from './demo-2026-receiver.js';
+import { createDemoReceiver } from './demo/receiver.js';
+import { createDemoReceiver2026 } from './demo-2026/receiver.js';
 import {
   allowedHostsFromEnv,
   hostAllowList,

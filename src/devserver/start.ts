@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import express from 'express';
-import { createDemoReceiver, type DemoReceiver } from './demo-receiver.js';
-import { createDemoReceiver2026, type DemoReceiver2026 } from './demo-2026-receiver.js';
+import { createDemoReceiver, type DemoReceiver } from './demo/receiver.js';
+import { createDemoReceiver2026, type DemoReceiver2026 } from './demo-2026/receiver.js';
 import {
   allowedHostsFromEnv,
   hostAllowList,
@@ -15,7 +15,7 @@ import {
   sameOriginOnly,
   type Listening,
 } from './http-server.js';
-import { createRelay, newRelayToken } from './relay.js';
+import { createRelay, newRelayToken } from './relay/route.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -6,7 +6,7 @@ import {
   normaliseTask,
   type ClassifiedError,
 } from '../mcp';
-import type { Connection } from './connection';
+import type { Connection } from './connection/connection';
 import type { Command, Replies } from './messages';
 
 /**

@@ -18,16 +18,16 @@ import type {
   TrackerSettings,
 } from './messages';
 import { Outbox } from './outbox';
-import { CONNECTIONS_PER_ORIGIN, diagnose, watchConnection } from './connection-watch';
+import { CONNECTIONS_PER_ORIGIN, diagnose, watchConnection } from './connection/watch';
 import { HistoryDb } from './history';
-import { HistoryLink } from './history-link';
-import { stillAway, type ConnectCommand, type Connection } from './connection';
-import { openConnection, takeTaskParts } from './connection-open';
-import { OutageRecovery } from './outage';
+import { HistoryLink } from './history/link';
+import { stillAway, type ConnectCommand, type Connection } from './connection/connection';
+import { openConnection, takeTaskParts } from './connection/open';
+import { OutageRecovery } from './connection/outage';
 import { callPlain, resend, runTool } from './calls';
-import { CheckRunner } from './active-check-runner';
+import { CheckRunner } from './active-check/runner';
 import type { FromEngine } from './messages';
-import { ReplayHost } from './replay-host';
+import { ReplayHost } from './trace/replay-host';
 import type { ReplayOptions } from './trace/replay';
 
 export interface HostOptions {

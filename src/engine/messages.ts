@@ -19,10 +19,10 @@ import type {
   TrafficEvent,
   Warning,
 } from '../mcp';
-import type { TaskChanges } from '../tasks/core/task-changes';
-import type { TrackerSettings } from '../tasks/core/tracker-types';
-import type { SchedulerStats } from '../tasks/core/request-scheduler';
-import type { ActiveCheckState } from '../tasks/core/report/report-types';
+import type { TaskChanges } from '../tracker/task-changes';
+import type { TrackerSettings } from '../tracker/tracker-types';
+import type { SchedulerStats } from '../tracker/request-scheduler';
+import type { ActiveCheckState } from '../rules/report-types';
 
 export type { TrackerSettings };
 

@@ -1,7 +1,7 @@
 import type { QueryCacheNotifyEvent, QueryClient } from '@tanstack/query-core';
-import { queryKeys } from '../tasks/core/query-keys';
-import { TaskChangeCollector } from '../tasks/core/task-changes';
-import type { TaskTracker } from '../tasks/core/tracker';
+import { queryKeys } from '../tracker/query-keys';
+import { TaskChangeCollector } from '../tracker/task-changes';
+import type { TaskTracker } from '../tracker/tracker';
 import type { Batch } from './messages';
 import type { TaskParts } from './outbox';
 

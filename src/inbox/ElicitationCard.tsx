@@ -4,7 +4,7 @@ import { cutText } from '../mcp/json';
 import { SchemaFields } from '../ui/SchemaFields';
 import { buildValues, fieldsFromSchema, initialValues, type FormValues } from '../ui/schema-form';
 import { answerElicitation } from './actions';
-import type { InboxItem } from './store';
+import type { InboxItem } from './inbox-store';
 
 /** A form wider than this is not drawn field by field (10,000 inputs block the page for seconds). */
 const MAX_FORM_FIELDS = 100;

@@ -1,13 +1,13 @@
 import { MessageSquareMore } from 'lucide-react';
 import { useSelection } from '../state/selection';
 import { useReplay } from '../state/replay';
-import { formatClock } from '../tasks/core/ttl';
+import { formatClock } from '../tracker/ttl';
 import { Badge } from '../ui/Badge';
 import { focusRing } from '../ui/Button';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { ElicitationCard } from './ElicitationCard';
 import { SamplingCard } from './SamplingCard';
-import type { InboxItem, SentAnswer } from './store';
+import type { InboxItem, SentAnswer } from './inbox-store';
 
 /** A value as it went back to the receiver: strings as typed, anything else as JSON. */
 function shown(value: unknown): string {

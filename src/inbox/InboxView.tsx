@@ -2,7 +2,7 @@ import { Inbox } from 'lucide-react';
 import { EmptyState } from '../ui/Panel';
 import { focusRing } from '../ui/Button';
 import { InboxItemCard } from './InboxItemCard';
-import { useInbox } from './store';
+import { useInbox } from './inbox-store';
 
 /** Everything receivers asked, the waiting first; answered ones stay for the record. */
 export function InboxView() {

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Button } from '../ui/Button';
 import { inputClass } from '../ui/SchemaFields';
 import { answerSampling } from './actions';
-import type { InboxItem } from './store';
+import type { InboxItem } from './inbox-store';
 import { isObject } from '../mcp/json';
 
 function contentText(content: unknown): string {

@@ -1,6 +1,6 @@
 import { USER_REJECTED_CODE, samplingReply } from '../mcp';
-import { getEngine } from '../engine/bridge';
-import { useInbox } from './store';
+import { getEngine } from '../bridge/engine-bridge';
+import { useInbox } from './inbox-store';
 
 /** The engine holds the receiver's request open until a person answers; this sends the answer back. */
 function answer(key: string, outcome: string, reply: Parameters<typeof sendAnswer>[2]): void {

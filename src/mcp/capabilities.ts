@@ -1,8 +1,8 @@
 import { ToolV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
 import type { Era, ServerTaskSupport, ToolInfo, Warning } from './types';
-import { TASKS_EXTENSION } from './rules';
+import { TASKS_EXTENSION } from './protocol-rules';
 import { cutText, isObject, limitJson } from './json';
-import { schemaIssuePaths } from './rules';
+import { schemaIssuePaths } from './protocol-rules';
 
 /** An empty object switches a feature on; anything else (absent, null, false) leaves it off. */
 export function serverTaskSupport(capabilities: Record<string, unknown> | undefined): ServerTaskSupport {

@@ -8,7 +8,7 @@ import {
   WrongResponseId,
 } from './errors';
 import { cutText } from './json';
-import { isSessionLost } from './rules';
+import { isSessionLost } from './protocol-rules';
 
 export const ERROR_KINDS = [
   'purged',

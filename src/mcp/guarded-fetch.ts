@@ -1,6 +1,11 @@
 import { DeadlineExceeded, HttpStatusError, WrongResponseId, parseRetryAfter } from './errors';
 import { cutText } from './json';
-import { MAX_BACKOFF_MS, STREAM_RECONNECT_FLOOR_MS, isSessionLost, requestDeadlineMs } from './rules';
+import {
+  MAX_BACKOFF_MS,
+  STREAM_RECONNECT_FLOOR_MS,
+  isSessionLost,
+  requestDeadlineMs,
+} from './protocol-rules';
 import { redactHeaders } from './redact-headers';
 import type { HttpFacts, TrafficTap } from './traffic';
 

@@ -16,6 +16,6 @@ export * from './open-session';
 export * from './task-activity';
 export * from './relay-fetch';
 export * from './tasks-api';
-export * from './rules';
+export * from './protocol-rules';
 export * from './guarded-fetch';
 export { limitJson, cutText, isObject } from './json';

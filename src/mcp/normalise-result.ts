@@ -1,6 +1,6 @@
 import { CallToolResultV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
 import { STATUS_SET, isObject, limitJson, quote } from './json';
-import { RELATED_TASK_META, schemaIssuePaths } from './rules';
+import { RELATED_TASK_META, schemaIssuePaths } from './protocol-rules';
 import type { Normalised, TaskResultSnapshot, TaskStatus, Warning } from './types';
 
 /** How deep and how large a result Taskscope keeps and shows. */

@@ -1,6 +1,6 @@
 import { TaskV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
 import { STATUS_SET, cutText, isObject, quote, type Obj } from './json';
-import { schemaIssuePaths } from './rules';
+import { schemaIssuePaths } from './protocol-rules';
 import {
   isTerminal,
   type Normalised,

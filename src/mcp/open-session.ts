@@ -1,6 +1,6 @@
 import { classifyError } from './classify';
 import { HeadersRefusedByCors, HttpStatusError } from './errors';
-import { PROTOCOL_2026, UNSUPPORTED_VERSION_CODE } from './rules';
+import { PROTOCOL_2026, UNSUPPORTED_VERSION_CODE } from './protocol-rules';
 import { McpSession, type ConnectOptions } from './session';
 import { RpcError, Session2026, asRpcError } from './session-2026';
 import type { ReceiverSession } from './session-types';

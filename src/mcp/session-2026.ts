@@ -3,7 +3,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { DeadlineExceeded, HttpStatusError } from './errors';
 import { guardedFetch, type FetchHooks, type InFlightRequests } from './guarded-fetch';
 import { cutText, isObject, limitJson } from './json';
-import { META_2026, PROTOCOL_2026, TASKS_EXTENSION, requestDeadlineMs } from './rules';
+import { META_2026, PROTOCOL_2026, TASKS_EXTENSION, requestDeadlineMs } from './protocol-rules';
 import {
   CLIENT_INFO,
   TappedTransport,

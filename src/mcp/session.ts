@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { TrafficTap } from './traffic';
-import { relatedTaskId, requestDeadlineMs } from './rules';
+import { relatedTaskId, requestDeadlineMs } from './protocol-rules';
 import { guardedFetch, type FetchHooks, type InFlightRequests } from './guarded-fetch';
 import { cutText, limitJson } from './json';
 import type { ReceiverSession, RequestOptions } from './session-types';

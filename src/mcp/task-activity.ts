@@ -1,5 +1,5 @@
 import { cutText, isObject } from './json';
-import { RELATED_TASK_META } from './rules';
+import { RELATED_TASK_META } from './protocol-rules';
 import { isTaskProgressToken, type Notification } from './session';
 
 /** What a receiver says about a task besides its status: progress on its token, or a log line naming it. */

@@ -8,7 +8,7 @@ import { TaskListen } from './task-listen-2026';
 import type { Notification } from './session';
 import type { SessionLike } from './session-holder';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, Warning } from './types';
-import { USER_REJECTED_CODE } from './rules';
+import { USER_REJECTED_CODE } from './protocol-rules';
 
 const ERA = '2026-07-28' as const;
 /** Inline results kept for the tracker's one read; a receiver cannot grow this past the number of tasks polled. */

@@ -112,7 +112,7 @@ function dropOldest(map: Map<unknown, unknown>): void {
 export class TrafficTap {
   /**
    * The last seq handed out. Shared by the taps of one engine, so seqs never repeat across its connections;
-   * restored traffic moves it on (src/engine/history-link.ts).
+   * restored traffic moves it on (src/engine/history/link.ts).
    */
   readonly counter: TrafficSeqCounter;
   private readonly listeners = new Set<TrafficListener>();

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Play } from 'lucide-react';
-import { CHECK_LIMITS, CHECK_STEPS, checkableTools, seconds } from '../engine/active-check-plan';
+import { CHECK_LIMITS, CHECK_STEPS, checkableTools, seconds } from '../engine/active-check/plan';
 import { useConnection } from '../state/connection';
 import { Button, focusRing } from '../ui/Button';
 import { Dialog } from '../ui/Dialog';

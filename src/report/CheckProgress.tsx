@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
 import { CircleCheck, CircleDashed, CircleX, Loader, Square } from 'lucide-react';
-import type { ActiveCheckState, ActiveCheckStep } from '../tasks/core/report/report-types';
+import type { ActiveCheckState, ActiveCheckStep } from '../rules/report-types';
 import { Button } from '../ui/Button';
-import { formatClock } from '../tasks/core/ttl';
+import { formatClock } from '../tracker/ttl';
 import { stopCheck } from './actions';
 
 const STEP_LOOK: Record<ActiveCheckStep['state'], { icon: ReactNode; text: string }> = {

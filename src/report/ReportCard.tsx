@@ -10,14 +10,8 @@ import {
   TriangleAlert,
 } from 'lucide-react';
 import type { Era } from '../mcp';
-import { RULE_BY_ID, strengthFor } from '../tasks/core/report/rules';
-import type {
-  Offence,
-  ReportCard as Card,
-  RuleResult,
-  Strength,
-  Verdict,
-} from '../tasks/core/report/report-types';
+import { RULE_BY_ID, strengthFor } from '../rules/catalogue';
+import type { Offence, ReportCard as Card, RuleResult, Strength, Verdict } from '../rules/report-types';
 import { Button, focusRing } from '../ui/Button';
 import { downloadText } from '../ui/download';
 import { CopyButton } from '../ui/CopyButton';
@@ -27,11 +21,11 @@ import { ErrorNote } from '../ui/Panel';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
-import { formatClock } from '../tasks/core/ttl';
+import { formatClock } from '../tracker/ttl';
 import { byVerdict, reportMarkdown, VERDICT_ORDER } from './report-markdown';
 import { reportFileName, reportJson } from './report-json';
 import { useReportCard } from './hooks';
-import { closeReport, openReport, useReport } from './store';
+import { closeReport, openReport, useReport } from './report-store';
 import { CheckConfirm } from './CheckConfirm';
 import { CheckProgress } from './CheckProgress';
 

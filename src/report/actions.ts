@@ -1,6 +1,6 @@
-import { getEngine } from '../engine/bridge';
+import { getEngine } from '../bridge/engine-bridge';
 import { useConnection } from '../state/connection';
-import { applyCheckNews, useReport } from './store';
+import { applyCheckNews, useReport } from './report-store';
 
 /** Runs the active check on the current receiver (the person confirmed it); progress comes as engine news. */
 export async function startCheck(tool: string | undefined): Promise<void> {

@@ -1,15 +1,15 @@
 import { useMemo } from 'react';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, Warning } from '../mcp';
-import { getEngine } from '../engine/bridge';
+import { getEngine } from '../bridge/engine-bridge';
 import { useConnection } from '../state/connection';
 import { useNow } from '../state/clock';
-import { tasksStore } from '../tasks/store';
-import { trafficEventsOf } from '../traffic/store';
-import { queryKeys } from '../tasks/core/query-keys';
-import { countVerdicts, evaluateReport, judgeTogether } from '../tasks/core/report/evaluate';
-import type { ActiveCheckState, ReportCard } from '../tasks/core/report/report-types';
-import { currentCheck, useReport } from './store';
+import { tasksStore } from '../tasks/tasks-store';
+import { trafficEventsOf } from '../traffic/traffic-store';
+import { queryKeys } from '../tracker/query-keys';
+import { countVerdicts, evaluateReport, judgeTogether } from '../rules/evaluate';
+import type { ActiveCheckState, ReportCard } from '../rules/report-types';
+import { currentCheck, useReport } from './report-store';
 
 /** The card is judged again at most this often while it is open: the rules walk every timeline and message. */
 const EVERY_MS = 1000;

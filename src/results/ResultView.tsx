@@ -3,7 +3,7 @@ import { Button } from '../ui/Button';
 import { ErrorNote } from '../ui/Panel';
 import { ResultBody } from './ResultBody';
 import type { Normalised, TaskResultSnapshot } from '../mcp';
-import type { ResultState } from '../tasks/core/store';
+import type { ResultState } from '../tracker/task-store';
 
 function StopButton({ onStop }: { onStop: () => void }) {
   return (

@@ -1,4 +1,4 @@
-import { createQueryClient } from '../tasks/core/query-client';
+import { createQueryClient } from '../tracker/query-client';
 
 /**
  * The page's cache: tool lists it asks for, and task snapshots and results the engine's batches put there.

@@ -1,9 +1,9 @@
 import type { ClassifiedError, Normalised, TaskResultSnapshot, ToolInfo } from '../mcp';
-import { getEngine } from '../engine/bridge';
+import { getEngine } from '../bridge/engine-bridge';
 import { useSelection } from '../state/selection';
 import { useConnection } from '../state/connection';
-import type { TaskCall } from './core/store';
-import { draftFromCall } from './store';
+import type { TaskCall } from '../tracker/task-store';
+import { draftFromCall } from './tasks-store';
 
 export type RunOutcome =
   | { ok: true; taskId: string }

@@ -7,7 +7,7 @@ import { whyNotTask, type ClassifiedError, type ServerTaskSupport, type ToolInfo
 import { callToolPlain, runToolAsTask } from '../tasks/actions';
 import { ResultBody } from '../results/ResultBody';
 import { useShallow } from 'zustand/react/shallow';
-import { useInbox } from '../inbox/store';
+import { useInbox } from '../inbox/inbox-store';
 import { InboxItemCard } from '../inbox/InboxItemCard';
 import type { Normalised, TaskResultSnapshot } from '../mcp';
 import { buildValues, fieldsFromSchema, initialValues, type FormValues } from '../ui/schema-form';
@@ -15,7 +15,7 @@ import { SchemaFields, inputClass } from '../ui/SchemaFields';
 import { TaskSupportBadge } from './TaskSupportBadge';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
-import { draftKey, saveRunDraft, useRunDrafts } from '../tasks/store';
+import { draftKey, saveRunDraft, useRunDrafts } from '../tasks/tasks-store';
 import { sayNames, valuesFromArgs } from '../tasks/views/call-args';
 
 type PlainCall =

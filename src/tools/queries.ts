@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
-import { queryKeys } from '../tasks/core/query-keys';
-import { getEngine } from '../engine/bridge';
+import { queryKeys } from '../tracker/query-keys';
+import { getEngine } from '../bridge/engine-bridge';
 
 export const toolsQuery = (connectionId: number) =>
   queryOptions({

@@ -1,7 +1,7 @@
 import { QueryClient } from '@tanstack/react-query';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboxEvent, InboxRequest } from '../engine/messages';
-import { useInbox } from '../inbox/store';
+import { useInbox } from '../inbox/inbox-store';
 import { useConnection } from '../state/connection';
 import { pageTraceSources } from './export-sources';
 

@@ -6,11 +6,11 @@ import type { QueryClient } from '@tanstack/react-query';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo } from '../mcp';
 import type { InboxEvent } from '../engine/messages';
 import { useConnection } from '../state/connection';
-import { useInbox, type InboxItem, type SentAnswer } from '../inbox/store';
-import { trafficEventsOf } from '../traffic/store';
-import { tasksStore } from '../tasks/store';
-import { queryKeys } from '../tasks/core/query-keys';
-import type { TrackedTask } from '../tasks/core/store';
+import { useInbox, type InboxItem, type SentAnswer } from '../inbox/inbox-store';
+import { trafficEventsOf } from '../traffic/traffic-store';
+import { tasksStore } from '../tasks/tasks-store';
+import { queryKeys } from '../tracker/query-keys';
+import type { TrackedTask } from '../tracker/task-store';
 import type { TraceSources } from './export-trace';
 
 /** The reply the engine would have recorded for what the page noted as sent (the inbox reads it back the same way). */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxEvent } from '../engine/messages';
 import { parseTrace } from '../engine/trace/schema';
-import { useInbox } from '../inbox/store';
-import { newTrackedTask } from '../tasks/core/store';
+import { useInbox } from '../inbox/inbox-store';
+import { newTrackedTask } from '../tracker/task-store';
 import type { TrafficEvent } from '../mcp';
 import { buildTrace, exportFileName } from './export-trace';
 import { buildHar } from './har';

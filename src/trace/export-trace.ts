@@ -19,7 +19,7 @@ import {
 import type { InboxEvent } from '../engine/messages';
 import { redactTrafficEvent } from '../engine/history/redact';
 import { TRACE_FORMAT, TRACE_VERSION, type Trace, type TraceTask } from '../engine/trace/trace-types';
-import type { TrackedTask } from '../tasks/core/store';
+import type { TrackedTask } from '../tracker/task-store';
 
 export interface TraceSources {
   receiver: {

@@ -1,12 +1,12 @@
-import { getEngine } from '../engine/bridge';
+import { getEngine } from '../bridge/engine-bridge';
 import type { ReplaySpeed } from '../engine/messages';
 import { MAX_TRACE_BYTES } from '../engine/trace/schema';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
-import { resetTaskRecords } from '../tasks/store';
-import { useTraffic } from '../traffic/store';
-import { useInbox } from '../inbox/store';
+import { resetTaskRecords } from '../tasks/tasks-store';
+import { useTraffic } from '../traffic/traffic-store';
+import { useInbox } from '../inbox/inbox-store';
 
 const refuse = (errors: string[]) => useReplay.setState({ errors, warnings: undefined, opening: false });
 

@@ -3,7 +3,7 @@ import { Pencil, Send, X } from 'lucide-react';
 import { Button, focusRing } from '../ui/Button';
 import { CopyButton } from '../ui/CopyButton';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
-import { formatClock } from '../tasks/core/ttl';
+import { formatClock } from '../tracker/ttl';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { isOmittedBody, isSecretHeader, type HttpFacts, type TrafficEvent } from '../mcp';

@@ -4,7 +4,7 @@ import { Button, focusRing } from '../ui/Button';
 import { restoreFocus } from '../ui/keymap';
 import { useEscapeLayer, useShortcut } from '../ui/useKeymap';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
-import { TRAFFIC_BYTE_CAP, useTraffic, useTrafficView } from './store';
+import { TRAFFIC_BYTE_CAP, useTraffic, useTrafficView } from './traffic-store';
 import { filterRows, isFiltered, methodsOf, NO_FILTER } from './filters';
 import { indexOfRow } from './rows';
 import { useConnection } from '../state/connection';

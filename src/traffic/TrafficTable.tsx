@@ -3,7 +3,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { ArrowDownLeft, ArrowUpRight } from 'lucide-react';
 import { focusRing } from '../ui/Button';
 import { useVirtualListNavigation } from '../ui/useVirtualListNavigation';
-import { formatClock } from '../tasks/core/ttl';
+import { formatClock } from '../tracker/ttl';
 import { indexOfRow, type TrafficRow } from './rows';
 import { formatBytes } from './format';
 

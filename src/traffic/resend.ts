@@ -1,4 +1,4 @@
-import { getEngine } from '../engine/bridge';
+import { getEngine } from '../bridge/engine-bridge';
 import type { Replies } from '../engine/messages';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';

@@ -3,7 +3,7 @@ import {
   startHostileReceiver,
   type CaseName,
   type HostileReceiver,
-} from '../../src/devserver/hostile-receiver';
+} from '../../src/devserver/hostile/receiver';
 
 /**
  * Taskscope against a receiver that misbehaves on purpose, one case per test, started once for the file.

@@ -1,9 +1,9 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { EngineHost, type HostOptions } from '../../src/engine/host';
-import { EngineBridge, type EnginePort } from '../../src/engine/bridge';
+import { EngineBridge, type EnginePort } from '../../src/bridge/engine-bridge';
 import type { Batch, FromEngine, Health, ToEngine } from '../../src/engine/messages';
-import { applyTaskChanges } from '../../src/tasks/core/task-changes';
-import { createTasksStore } from '../../src/tasks/core/store';
+import { applyTaskChanges } from '../../src/tracker/task-changes';
+import { createTasksStore } from '../../src/tracker/task-store';
 
 /**
  * The page's bridge and the engine on either side of a real MessageChannel, so every command, reply and

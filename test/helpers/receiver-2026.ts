@@ -2,7 +2,7 @@ import {
   createDemoReceiver2026,
   type DemoReceiver2026,
   type DemoReceiver2026Options,
-} from '../../src/devserver/demo-2026-receiver';
+} from '../../src/devserver/demo-2026/receiver';
 import { serveOnLoopback } from './receivers';
 
 export interface RunningReceiver2026 {

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { createDemoReceiver, type DemoReceiver } from '../../src/devserver/demo-receiver';
+import { createDemoReceiver, type DemoReceiver } from '../../src/devserver/demo/receiver';
 import { listenOnLoopback } from '../../src/devserver/http-server';
 
 export interface RunningReceiver {

@@ -1,5 +1,5 @@
 import { normaliseResult, normaliseTask } from '../../src/mcp';
-import type { TaskApiPort } from '../../src/tasks/core/tracker';
+import type { TaskApiPort } from '../../src/tracker/tracker';
 
 type Listener = Parameters<TaskApiPort['onTaskStatus']>[0];
 export interface Call {

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, expect, vi } from 'vitest';
-import { createQueryClient } from '../../src/tasks/core/query-client';
+import { createQueryClient } from '../../src/tracker/query-client';
 import { normaliseTask } from '../../src/mcp';
-import { TaskTracker, type TrackerSettings } from '../../src/tasks/core/tracker';
-import type { TrackedTask } from '../../src/tasks/core/store';
+import { TaskTracker, type TrackerSettings } from '../../src/tracker/tracker';
+import type { TrackedTask } from '../../src/tracker/task-store';
 import { ScriptedReceiver, rawTask } from './scripted-receiver';
 
 export interface TrackerContext {

@@ -3,7 +3,7 @@ import { startDemoReceiver, startEverything, type RunningReceiver } from '../hel
 import { startDemoReceiver2026 } from '../helpers/receiver-2026';
 import { engineOverChannel } from '../helpers/engine-channel';
 import { waitFor } from '../helpers/wait';
-import type { ActiveCheckState, RuleId, RuleResult } from '../../src/tasks/core/report/report-types';
+import type { ActiveCheckState, RuleId, RuleResult } from '../../src/rules/report-types';
 
 const settings = { paused: false, minPollIntervalMs: 0 };
 let receiver: RunningReceiver | undefined;

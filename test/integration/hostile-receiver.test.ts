@@ -3,7 +3,7 @@ import {
   startHostileReceiver,
   type CaseName,
   type HostileReceiver,
-} from '../../src/devserver/hostile-receiver';
+} from '../../src/devserver/hostile/receiver';
 
 let receiver: HostileReceiver;
 beforeAll(async () => {

@@ -6,9 +6,9 @@ import {
   type TaskResultSnapshot,
   type Normalised,
 } from '../../src/mcp';
-import { createQueryClient } from '../../src/tasks/core/query-client';
-import { queryKeys } from '../../src/tasks/core/query-keys';
-import { TaskTracker } from '../../src/tasks/core/tracker';
+import { createQueryClient } from '../../src/tracker/query-client';
+import { queryKeys } from '../../src/tracker/query-keys';
+import { TaskTracker } from '../../src/tracker/tracker';
 import { startDemoReceiver, startEverything, type RunningReceiver } from '../helpers/receivers';
 import { waitFor } from '../helpers/wait';
 

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDemoReceiver, type DemoReceiver } from '../../src/devserver/demo-receiver';
+import { createDemoReceiver, type DemoReceiver } from '../../src/devserver/demo/receiver';
 import { listenOnLoopback, type Listening } from '../../src/devserver/http-server';
-import { createRelay, type Relay } from '../../src/devserver/relay';
-import { addressKind, vetTarget, type Resolver } from '../../src/devserver/relay-target';
+import { createRelay, type Relay } from '../../src/devserver/relay/route';
+import { addressKind, vetTarget, type Resolver } from '../../src/devserver/relay/target';
 import { startApp, type StartedApp } from '../../src/devserver/start';
 
 const INITIALIZE = {

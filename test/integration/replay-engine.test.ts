@@ -4,10 +4,10 @@ import type { Batch } from '../../src/engine/messages';
 import { engineOverChannel } from '../helpers/engine-channel';
 import { startRecorder } from '../helpers/record-trace';
 import { waitFor } from '../helpers/wait';
-import { setEngine } from '../../src/engine/bridge';
+import { setEngine } from '../../src/bridge/engine-bridge';
 import { openTraceText } from '../../src/trace/open-trace';
 import { useConnection } from '../../src/state/connection';
-import { useInbox } from '../../src/inbox/store';
+import { useInbox } from '../../src/inbox/inbox-store';
 import { useReplay } from '../../src/state/replay';
 
 const cleanups: Array<() => Promise<void>> = [];

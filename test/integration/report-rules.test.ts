@@ -10,17 +10,17 @@ import {
   type ToolInfo,
   type TrafficEvent,
 } from '../../src/mcp';
-import { createQueryClient } from '../../src/tasks/core/query-client';
-import { queryKeys } from '../../src/tasks/core/query-keys';
-import { TaskTracker } from '../../src/tasks/core/tracker';
-import type { TrackedTask } from '../../src/tasks/core/store';
-import { evaluateReport, type ReportInput } from '../../src/tasks/core/report/evaluate';
-import type { ReportCard, RuleId, Verdict } from '../../src/tasks/core/report/report-types';
+import { createQueryClient } from '../../src/tracker/query-client';
+import { queryKeys } from '../../src/tracker/query-keys';
+import { TaskTracker } from '../../src/tracker/tracker';
+import type { TrackedTask } from '../../src/tracker/task-store';
+import { evaluateReport, type ReportInput } from '../../src/rules/evaluate';
+import type { ReportCard, RuleId, Verdict } from '../../src/rules/report-types';
 import {
   startHostileReceiver,
   type FaultName,
   type HostileReceiver,
-} from '../../src/devserver/hostile-receiver';
+} from '../../src/devserver/hostile/receiver';
 import { startDemoReceiver, startEverything, type RunningReceiver } from '../helpers/receivers';
 import { waitFor } from '../helpers/wait';
 

@@ -1,8 +1,8 @@
 import { afterEach, expect, it } from 'vitest';
 import { McpSession, TasksApi } from '../../src/mcp';
-import { createQueryClient } from '../../src/tasks/core/query-client';
-import { TaskTracker } from '../../src/tasks/core/tracker';
-import { startHostileReceiver, type HostileReceiver } from '../../src/devserver/hostile-receiver';
+import { createQueryClient } from '../../src/tracker/query-client';
+import { TaskTracker } from '../../src/tracker/tracker';
+import { startHostileReceiver, type HostileReceiver } from '../../src/devserver/hostile/receiver';
 import { waitFor } from '../helpers/wait';
 
 let hostile: HostileReceiver | undefined;

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpSession, TasksApi, type ToolInfo } from '../../src/mcp';
-import { createQueryClient } from '../../src/tasks/core/query-client';
-import { TaskTracker } from '../../src/tasks/core/tracker';
-import type { TrackedTask } from '../../src/tasks/core/store';
+import { createQueryClient } from '../../src/tracker/query-client';
+import { TaskTracker } from '../../src/tracker/tracker';
+import type { TrackedTask } from '../../src/tracker/task-store';
 import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';
 import { waitFor } from '../helpers/wait';
 

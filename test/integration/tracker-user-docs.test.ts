@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpSession, TasksApi, classifyError, type ToolInfo } from '../../src/mcp';
-import { createQueryClient } from '../../src/tasks/core/query-client';
-import { queryKeys } from '../../src/tasks/core/query-keys';
-import { TaskTracker } from '../../src/tasks/core/tracker';
+import { createQueryClient } from '../../src/tracker/query-client';
+import { queryKeys } from '../../src/tracker/query-keys';
+import { TaskTracker } from '../../src/tracker/tracker';
 import { startUserDocsReceiver, type UserDocsReceiver } from '../helpers/user-docs-receiver';
 import { waitFor } from '../helpers/wait';
 

@@ -19,22 +19,76 @@ describe('the layer rule', () => {
     expect(
       await lint(
         'src/mcp/probe.ts',
-        "import { queryKeys } from '../tasks/core/query-keys';\nexport const x = queryKeys;\n",
+        "import { queryKeys } from '../tracker/query-keys';\nexport const x = queryKeys;\n",
+      ),
+    ).toContain('import-x/no-restricted-paths');
+    expect(
+      await lint('src/tracker/probe.ts', "import { useState } from 'react';\nexport const x = useState;\n"),
+    ).toContain('no-restricted-imports');
+  });
+
+  it('fails the tracking core importing the report rules above it', async () => {
+    expect(
+      await lint(
+        'src/tracker/probe.ts',
+        "import { RULES } from '../rules/catalogue';\nexport const x = RULES;\n",
+      ),
+    ).toContain('import-x/no-restricted-paths');
+  });
+
+  it('sees src/devserver, whose imports end in .js: a page module there fails', async () => {
+    expect(
+      await lint('src/devserver/probe.ts', "import { App } from '../app/App.js';\nexport const x = App;\n"),
+    ).toContain('import-x/no-restricted-paths');
+    expect(
+      await lint(
+        'src/devserver/probe.ts',
+        "import { queryKeys } from '../tracker/query-keys.js';\nexport const x = queryKeys;\n",
       ),
     ).toContain('import-x/no-restricted-paths');
     expect(
       await lint(
-        'src/tasks/core/probe.ts',
-        "import { useState } from 'react';\nexport const x = useState;\n",
+        'src/devserver/probe.ts',
+        "import { isTerminal } from '../mcp/index.js';\nexport const x = isTerminal;\n",
       ),
-    ).toContain('no-restricted-imports');
+    ).toEqual([]);
+  });
+
+  it('fails an import it cannot resolve, rather than skipping it', async () => {
+    expect(
+      await lint('src/devserver/probe.ts', "import { x } from './no-such-module.js';\nexport const y = x;\n"),
+    ).toContain('import-x/no-unresolved');
+    expect(
+      await lint('src/engine/probe.ts', "import { x } from '../no-such-layer/thing';\nexport const y = x;\n"),
+    ).toContain('import-x/no-unresolved');
+  });
+
+  it('keeps the bridge page code: the engine may neither import it nor use the page', async () => {
+    expect(
+      await lint(
+        'src/engine/probe.ts',
+        "import { getEngine } from '../bridge/engine-bridge';\nexport const x = getEngine;\n",
+      ),
+    ).toContain('import-x/no-restricted-paths');
+    expect(
+      await lint(
+        'src/engine/probe.ts',
+        'export const x = () => requestAnimationFrame(() => document.title);\n',
+      ),
+    ).toEqual(['no-restricted-globals', 'no-restricted-globals']);
+    expect(
+      await lint(
+        'src/bridge/probe.ts',
+        'export const x = () => requestAnimationFrame(() => document.title);\n',
+      ),
+    ).toEqual([]);
   });
 
   it('passes an import that goes down the layers', async () => {
     expect(
       await lint(
         'src/tools/probe.ts',
-        "import { queryKeys } from '../tasks/core/query-keys';\nexport const x = queryKeys;\n",
+        "import { queryKeys } from '../tracker/query-keys';\nexport const x = queryKeys;\n",
       ),
     ).toEqual([]);
   });

@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, TrafficEvent } from '../../mcp';
-import { newTrackedTask, type TimelineEntry, type TrackedTask } from '../../tasks/core/store';
+import { newTrackedTask, type TimelineEntry, type TrackedTask } from '../../tracker/task-store';
 import type { InboxEvent } from '../messages';
 import {
   HistoryDb,

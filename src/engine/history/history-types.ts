@@ -4,9 +4,9 @@
  */
 
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, TrafficEvent } from '../../mcp';
-import { MAX_ENTRIES, type TimelineEntry, type TrackedTask } from '../../tasks/core/store';
+import { MAX_ENTRIES, type TimelineEntry, type TrackedTask } from '../../tracker/task-store';
 import type { InboxEvent } from '../messages';
-import type { RestoredTask } from '../../tasks/core/tracker-history';
+import type { RestoredTask } from '../../tracker/tracker-history';
 
 export interface HistoryCaps {
   maxTasks: number;

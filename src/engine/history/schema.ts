@@ -1,6 +1,6 @@
 import type { DBSchema } from 'idb';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, TrafficEvent } from '../../mcp';
-import type { TimelineEntry, TrackedTask } from '../../tasks/core/store';
+import type { TimelineEntry, TrackedTask } from '../../tracker/task-store';
 import type { InboxEvent } from '../messages';
 
 export const HISTORY_DB_NAME = 'taskscope-history';

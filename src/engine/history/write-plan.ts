@@ -4,7 +4,7 @@
  */
 
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, TrafficEvent } from '../../mcp';
-import type { TimelineEntry, TrackedTask } from '../../tasks/core/store';
+import type { TimelineEntry, TrackedTask } from '../../tracker/task-store';
 import type { InboxEvent } from '../messages';
 import type { HistoryWrite } from './history-types';
 import type { StoreName } from './schema';

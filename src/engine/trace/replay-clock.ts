@@ -1,4 +1,4 @@
-import type { Clock } from '../../tasks/core/tracker-types';
+import type { Clock } from '../../tracker/tracker-types';
 
 /** The real timers the virtual clock rides on; tests hand in fake ones. */
 export interface RealTimers {

@@ -1,6 +1,6 @@
 import type { Normalised, TaskActivity, TaskResultSnapshot, TaskSnapshot, Warning } from '../../mcp';
-import type { ObservationEntry, PurgedEntry } from '../../tasks/core/store';
-import type { TaskApiPort } from '../../tasks/core/tracker-types';
+import type { ObservationEntry, PurgedEntry } from '../../tracker/task-store';
+import type { TaskApiPort } from '../../tracker/tracker-types';
 import type { TraceTask } from './trace-types';
 
 /** Warnings the tracker adds by itself on every answer: carried over from the recording they would be doubled. */

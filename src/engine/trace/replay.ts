@@ -1,8 +1,8 @@
 import type { QueryClient } from '@tanstack/query-core';
 import type { TrafficEvent } from '../../mcp';
-import { createQueryClient } from '../../tasks/core/query-client';
-import { TaskTracker } from '../../tasks/core/tracker';
-import type { ObservationEntry } from '../../tasks/core/store';
+import { createQueryClient } from '../../tracker/query-client';
+import { TaskTracker } from '../../tracker/tracker';
+import type { ObservationEntry } from '../../tracker/task-store';
 import type { InboxEvent, ReplayNews, ReplaySpeed } from '../messages';
 import type { TaskParts } from '../outbox';
 import { TaskPartsMarks } from '../task-parts';

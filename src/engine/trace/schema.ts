@@ -23,7 +23,7 @@ import {
   type TrafficEvent,
   type Warning,
 } from '../../mcp';
-import type { TaskCall, TimelineEntry } from '../../tasks/core/store';
+import type { TaskCall, TimelineEntry } from '../../tracker/task-store';
 import type { InboxEvent, InboxRequest } from '../messages';
 import { TRACE_FORMAT, TRACE_VERSION, type Trace, type TraceReceiver, type TraceTask } from './trace-types';
 

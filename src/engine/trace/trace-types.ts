@@ -13,7 +13,7 @@ import type {
   ToolInfo,
   TrafficEvent,
 } from '../../mcp';
-import type { TaskCall, TimelineEntry, TrackedTask } from '../../tasks/core/store';
+import type { TaskCall, TimelineEntry, TrackedTask } from '../../tracker/task-store';
 import type { InboxEvent } from '../messages';
 
 export const TRACE_FORMAT = 'taskscope-trace';

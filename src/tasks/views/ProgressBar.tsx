@@ -1,5 +1,5 @@
-import type { TrackedTask } from '../core/store';
-import { formatClock } from '../core/ttl';
+import type { TrackedTask } from '../../tracker/task-store';
+import { formatClock } from '../../tracker/ttl';
 
 type Progress = NonNullable<TrackedTask['progress']>;
 

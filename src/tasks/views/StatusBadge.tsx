@@ -1,6 +1,6 @@
 import { Badge, type Tone } from '../../ui/Badge';
 import type { TaskStatus } from '../../mcp';
-import type { Lifecycle } from '../core/store';
+import type { Lifecycle } from '../../tracker/task-store';
 
 export const statusTone: Record<TaskStatus, Tone> = {
   working: 'blue',

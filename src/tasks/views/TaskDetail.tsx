@@ -6,25 +6,25 @@ import { EmptyState, ErrorNote } from '../../ui/Panel';
 import { ErrorBoundary } from '../../ui/ErrorBoundary';
 import { isTerminal, type ClassifiedError, type TaskSnapshot } from '../../mcp';
 import { useTaskResult, useTaskSnapshot } from '../hooks';
-import { useTasks } from '../store';
+import { useTasks } from '../tasks-store';
 import { cancelTask, followTask, pollNow, refetchResult, runAgain, stopResult } from '../actions';
-import type { TrackedTask } from '../core/store';
+import type { TrackedTask } from '../../tracker/task-store';
 import { StatusBadge } from './StatusBadge';
 import { Timeline } from './Timeline';
 import { TtlCountdown } from './TtlCountdown';
 import { ResultView } from '../../results/ResultView';
 import { ObservationTable } from './ObservationTable';
-import { formatClock, formatMs } from '../core/ttl';
+import { formatClock, formatMs } from '../../tracker/ttl';
 import { ProgressBar } from './ProgressBar';
 import { TaskTime } from './TaskTime';
 import { compactJson } from './call-args';
 import { useConnection } from '../../state/connection';
 import { useReplay } from '../../state/replay';
 import { useShallow } from 'zustand/react/shallow';
-import { pendingFor, useInbox } from '../../inbox/store';
+import { pendingFor, useInbox } from '../../inbox/inbox-store';
 import { InboxItemCard } from '../../inbox/InboxItemCard';
 import { useSelection } from '../../state/selection';
-import { showTaskTraffic } from '../../traffic/store';
+import { showTaskTraffic } from '../../traffic/traffic-store';
 
 function Stat({
   label,

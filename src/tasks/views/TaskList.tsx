@@ -8,11 +8,11 @@ import { useReplay } from '../../state/replay';
 import { EmptyState } from '../../ui/Panel';
 import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
-import { usePollingHealth, useTaskListStatus, useTasks } from '../store';
+import { usePollingHealth, useTaskListStatus, useTasks } from '../tasks-store';
 import { refreshTaskList, trackSeenTasks, trackTaskId } from '../actions';
-import { countByFilter, visibleTaskIds, type ListFilter } from '../core/list-filter';
-import { formatMs } from '../core/ttl';
-import { AUTO_TRACK_PER_MINUTE } from '../core/limits';
+import { countByFilter, visibleTaskIds, type ListFilter } from '../../tracker/list-filter';
+import { formatMs } from '../../tracker/ttl';
+import { AUTO_TRACK_PER_MINUTE } from '../../tracker/limits';
 import { TaskRow } from './TaskRow';
 import { focusRing } from '../../ui/Button';
 

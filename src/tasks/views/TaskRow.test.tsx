@@ -3,12 +3,12 @@ import { Profiler, act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createQueryClient } from '../core/query-client';
-import { queryKeys } from '../core/query-keys';
-import { newTrackedTask, type TrackedTask } from '../core/store';
-import { applyTaskChanges } from '../core/task-changes';
+import { createQueryClient } from '../../tracker/query-client';
+import { queryKeys } from '../../tracker/query-keys';
+import { newTrackedTask, type TrackedTask } from '../../tracker/task-store';
+import { applyTaskChanges } from '../../tracker/task-changes';
 import { useConnection } from '../../state/connection';
-import { tasksStore } from '../store';
+import { tasksStore } from '../tasks-store';
 import { TaskRow } from './TaskRow';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;

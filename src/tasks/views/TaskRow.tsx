@@ -1,9 +1,9 @@
 import { memo } from 'react';
 import { useSelection } from '../../state/selection';
-import { useInbox } from '../../inbox/store';
+import { useInbox } from '../../inbox/inbox-store';
 import { Badge } from '../../ui/Badge';
 import { isTerminal } from '../../mcp';
-import { useTasks } from '../store';
+import { useTasks } from '../tasks-store';
 import { StatusBadge } from './StatusBadge';
 import { TaskRowTtl } from './TaskRowTtl';
 import { TaskTime } from './TaskTime';

@@ -1,9 +1,9 @@
 import { useNow } from '../../state/clock';
 import { useTaskSnapshot } from '../hooks';
-import { useTasks } from '../store';
-import { describeRowTime, endedAt, rowTime, type RowTime } from '../core/timeline-model';
-import { formatClock, localTaskTimes } from '../core/ttl';
-import type { TrackedTask } from '../core/store';
+import { useTasks } from '../tasks-store';
+import { describeRowTime, endedAt, rowTime, type RowTime } from '../../tracker/timeline-model';
+import { formatClock, localTaskTimes } from '../../tracker/ttl';
+import type { TrackedTask } from '../../tracker/task-store';
 
 const basisText = {
   server: "from the receiver's createdAt to its lastUpdatedAt when it ended",

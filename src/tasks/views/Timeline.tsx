@@ -1,11 +1,11 @@
 import type { CSSProperties } from 'react';
 import { useNow } from '../../state/clock';
-import { formatClock, formatMs, localTaskTimes } from '../core/ttl';
-import { buildTimeline, type MarkKind, type PollStep } from '../core/timeline-model';
+import { formatClock, formatMs, localTaskTimes } from '../../tracker/ttl';
+import { buildTimeline, type MarkKind, type PollStep } from '../../tracker/timeline-model';
 import { useTaskSnapshot } from '../hooks';
-import { useTasks } from '../store';
+import { useTasks } from '../tasks-store';
 import { statusFill } from './StatusBadge';
-import type { TrackedTask } from '../core/store';
+import type { TrackedTask } from '../../tracker/task-store';
 
 const markLook: Record<MarkKind, { className: string; row: number; label: string }> = {
   poll: { className: 'h-3 w-px bg-slate-500 dark:bg-slate-400', row: 0, label: 'poll' },

@@ -1,7 +1,7 @@
 import { useNow } from '../../state/clock';
-import { formatClock, formatDuration, formatMs, NOTABLE_CLOCK_OFFSET_MS, ttlPhase } from '../core/ttl';
+import { formatClock, formatDuration, formatMs, NOTABLE_CLOCK_OFFSET_MS, ttlPhase } from '../../tracker/ttl';
 import type { TaskSnapshot } from '../../mcp';
-import { useTasks } from '../store';
+import { useTasks } from '../tasks-store';
 
 interface Props {
   snapshot: TaskSnapshot | undefined;

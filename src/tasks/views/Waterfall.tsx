@@ -5,9 +5,9 @@ import { useSelection } from '../../state/selection';
 import { EmptyState } from '../../ui/Panel';
 import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
-import { useTasks } from '../store';
-import { taskSegments, timelineStart } from '../core/timeline-model';
-import { formatMs } from '../core/ttl';
+import { useTasks } from '../tasks-store';
+import { taskSegments, timelineStart } from '../../tracker/timeline-model';
+import { formatMs } from '../../tracker/ttl';
 import { statusFill } from './StatusBadge';
 
 /** Thin rows, so a screen holds a hundred tasks and a thousand scroll by in a few pages. */

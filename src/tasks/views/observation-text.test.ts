@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TimelineEntry } from '../core/store';
-import { formatClock } from '../core/ttl';
+import type { TimelineEntry } from '../../tracker/task-store';
+import { formatClock } from '../../tracker/ttl';
 import { observationsText, type Row } from './observation-text';
 
 describe('the observation table as text', () => {

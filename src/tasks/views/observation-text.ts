@@ -1,6 +1,6 @@
-import { describeSources } from '../core/timeline-model';
-import type { TimelineEntry, TrackedTask } from '../core/store';
-import { formatClock } from '../core/ttl';
+import { describeSources } from '../../tracker/timeline-model';
+import type { TimelineEntry, TrackedTask } from '../../tracker/task-store';
+import { formatClock } from '../../tracker/ttl';
 
 export function statusCell(entry: TimelineEntry): string {
   switch (entry.kind) {

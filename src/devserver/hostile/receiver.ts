@@ -1,0 +1,483 @@
+/**
+ * A receiver that misbehaves on purpose, for tests, benches and demos (issue #9): plain `node:http`, no SDK,
+ * MCP 2025-11-25 tasks over Streamable HTTP. One misbehaviour per **case**, each at its own path
+ * `/<case>/mcp` on one server, so a test run starts it once. Everything not named by a case follows the
+ * protocol: CORS for loopback origins, initialize, tools/list (one tool `job`, taskSupport required),
+ * task-augmented tools/call, tasks/list (100 a page), tasks/get, tasks/result (blocks while the task runs),
+ * tasks/cancel, a GET notification stream with `: ping` every 15 s, DELETE.
+ *
+ * Every timer belongs to a held-open request or stream and stops with it; `close()` ends them all.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { listenOnLoopback } from '../http-server.js';
+import {
+  CASE_NAMES,
+  type CaseName,
+  type CaseState,
+  CORS_ALLOW_HEADERS,
+  CORS_EXPOSE_HEADERS,
+  defaultList,
+  Held,
+  type HostileReceiver,
+  isId,
+  isLoopbackHost,
+  isLoopbackOrigin,
+  isRecord,
+  lookup,
+  makeTask,
+  MAX_ARRIVALS,
+  MAX_TRACKED_IDS,
+  newCounter,
+  POLL_MS,
+  PROTOCOL_VERSION,
+  readBody,
+  relatedMeta,
+  result,
+  type Rpc,
+  rpcError,
+  sendJson,
+  startSse,
+  STREAM_PING_MS,
+  TERMINAL,
+} from './wire.js';
+import { CASE_DESCRIPTIONS, buildSpecs } from './cases.js';
+import { FAULT_DESCRIPTIONS, faultSpec, parseFaults, type FaultName } from './faults.js';
+
+export {
+  CASE_NAMES,
+  type CaseName,
+  type CaseCounts,
+  type HostileReceiver,
+  type TaskGetCount,
+} from './wire.js';
+export { CASE_DESCRIPTIONS } from './cases.js';
+export { FAULT_DESCRIPTIONS, FAULT_NAMES, parseFaults, type FaultName } from './faults.js';
+
+/** Fault sets served at once at most; each keeps its own tasks. */
+const MAX_FAULT_CASES = 100;
+
+/**
+ * The hostile receiver's request handling without a server of its own, so another server can mount it: the
+ * demo receiver hands a request with `?faults=` here (handleFaults), served by the faults case.
+ */
+export interface HostileHandler {
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Serves one request with the faults case for `faults` (comma-separated names), whatever its path. */
+  handleFaults(req: IncomingMessage, res: ServerResponse, faults: string): Promise<void>;
+  caseOf(name: CaseName): CaseState;
+  /** Ends every held-open request and stream. */
+  end(): void;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The server.
+
+export async function startHostileReceiver(opts: { port?: number } = {}): Promise<HostileReceiver> {
+  const handler = createHostileHandler();
+  const server = createServer((req, res) => {
+    handler.handle(req, res).catch(() => {
+      if (!res.headersSent && !res.destroyed) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+  const listening = await listenOnLoopback(server, opts.port ?? 0);
+  let closing: Promise<void> | undefined;
+  const { caseOf } = handler;
+
+  return {
+    url: listening.url,
+    caseUrl: (name) => `${listening.url}/${caseOf(name).name}/mcp`,
+    faultsUrl: (faults) =>
+      `${listening.url}/faults/mcp${faults.length > 0 ? `?faults=${faults.join(',')}` : ''}`,
+    counts: (name) => {
+      const c = caseOf(name);
+      const k = c.counter;
+      return {
+        methods: Object.fromEntries(k.methods),
+        GET: k.GET,
+        POST: k.POST,
+        DELETE: k.DELETE,
+        OPTIONS: k.OPTIONS,
+        responses: k.responses,
+        tasksGet: Object.fromEntries(
+          [...k.tasksGet].map(([id, e]) => [id, { count: e.count, at: [...e.at] }]),
+        ),
+        tasksGetUntracked: k.tasksGetUntracked,
+        notificationsSent: k.notificationsSent,
+        elicitationsSent: k.elicitationsSent,
+        open: c.open,
+      };
+    },
+    reset: (name) => handler.reset(name),
+    close: () => {
+      closing ??= (async () => {
+        handler.end();
+        await listening.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+export function createHostileHandler(): HostileHandler & { reset(name?: CaseName): void } {
+  const held = new Set<Held>();
+  const specs = buildSpecs(held);
+  const cases = new Map<string, CaseState>();
+  let closed = false;
+
+  const resetCase = (c: CaseState) => {
+    c.resetAt = Date.now();
+    c.counter = newCounter();
+    c.listed = c.spec.seed(c.resetAt);
+    c.byId = new Map(c.listed.map((t) => [t.taskId, t]));
+    c.created = 0;
+  };
+  /** Every case, named or a set of faults, starts alike: no task yet, then seeded. */
+  const newCase = (name: CaseState['name'], description: string, spec: CaseState['spec']): CaseState => {
+    const c: CaseState = {
+      name,
+      description,
+      spec,
+      listed: [],
+      byId: new Map(),
+      resetAt: 0,
+      counter: newCounter(),
+      open: 0,
+      waiters: new Map(),
+      created: 0,
+    };
+    resetCase(c);
+    return c;
+  };
+  for (const name of CASE_NAMES) {
+    cases.set(name, newCase(name, CASE_DESCRIPTIONS[name], specs[name]));
+  }
+
+  const countGet = (c: CaseState, taskId: string) => {
+    const entry = c.counter.tasksGet.get(taskId);
+    if (entry) {
+      entry.count++;
+      if (entry.at.length < MAX_ARRIVALS) entry.at.push(Date.now());
+    } else if (c.counter.tasksGet.size < MAX_TRACKED_IDS) {
+      c.counter.tasksGet.set(taskId, { count: 1, at: [Date.now()] });
+    } else {
+      c.counter.tasksGetUntracked++;
+    }
+  };
+
+  const openStream = (c: CaseState, res: ServerResponse) => {
+    if (c.spec.stream) return c.spec.stream(c, res);
+    startSse(res);
+    const stream = new Held(held, c, res);
+    stream.write(': stream open\n\n');
+    stream.every(STREAM_PING_MS, () => stream.write(': ping\n\n'));
+    c.spec.onStreamOpen?.(c, stream);
+  };
+
+  const request = (rpc: Rpc, method: string): void => {
+    const { c, res, id, params } = rpc;
+    switch (method) {
+      case 'initialize':
+        return result(
+          res,
+          id,
+          {
+            protocolVersion: PROTOCOL_VERSION,
+            capabilities: {
+              tools: {},
+              tasks: c.spec.tasksCapability ?? { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+            },
+            serverInfo: { name: `hostile-${c.name}`, version: '0' },
+            instructions: `Taskscope's hostile receiver, case "${c.name}": ${c.description}. It misbehaves on purpose, to test clients.`,
+          },
+          { 'Mcp-Session-Id': `hostile-${c.name}-${randomUUID()}` },
+        );
+      case 'ping':
+        return result(res, id, {});
+      case 'tools/list':
+        return result(res, id, {
+          tools: c.spec.tools?.() ?? [
+            {
+              name: 'job',
+              description: `Starts a task on the hostile receiver's "${c.name}" case; it works for ever.`,
+              inputSchema: { type: 'object', properties: {} },
+              execution: { taskSupport: 'required' },
+            },
+          ],
+        });
+      case 'tools/call': {
+        if (c.spec.call) return c.spec.call(rpc);
+        if (params.name !== 'job') return rpcError(res, id, -32602, `Unknown tool: ${String(params.name)}`);
+        if (!isRecord(params.task)) return rpcError(res, id, -32601, 'Tool job must be called as a task');
+        const task = makeTask(`${c.name}-job-${++c.created}-${randomBytes(3).toString('hex')}`, Date.now(), {
+          pollInterval: c.spec.newTaskPollInterval ?? POLL_MS,
+          statusMessage: 'started by tools/call; works for ever',
+        });
+        c.listed.push(task);
+        c.byId.set(task.taskId, task);
+        return result(res, id, { task });
+      }
+      case 'tasks/list': {
+        const cursor = params.cursor;
+        if (cursor !== undefined && typeof cursor !== 'string')
+          return rpcError(res, id, -32602, 'Invalid cursor');
+        return (c.spec.list ?? defaultList)(rpc, cursor);
+      }
+      case 'tasks/get': {
+        const taskId = params.taskId;
+        if (typeof taskId !== 'string') return rpcError(res, id, -32602, 'taskId must be a string');
+        countGet(c, taskId);
+        const task = lookup(c, taskId);
+        if (c.spec.get) return c.spec.get(rpc, task);
+        return task
+          ? result(res, id, task)
+          : rpcError(res, id, -32602, `Task not found: ${taskId.slice(0, 100)}`);
+      }
+      case 'tasks/result': {
+        const taskId = params.taskId;
+        if (typeof taskId !== 'string') return rpcError(res, id, -32602, 'taskId must be a string');
+        const task = lookup(c, taskId);
+        if (!task) return rpcError(res, id, -32602, `Task not found: ${taskId.slice(0, 100)}`);
+        if (c.spec.result?.(rpc, task)) return;
+        if (task.status === 'completed' || task.status === 'failed') {
+          const failed = task.status === 'failed';
+          return result(res, id, {
+            content: [{ type: 'text', text: failed ? 'The job failed.' : 'The job is done.' }],
+            isError: failed,
+            _meta: relatedMeta(taskId),
+          });
+        }
+        if (task.status === 'cancelled')
+          return rpcError(res, id, -32602, `Task ${taskId} has no result stored`);
+        // A live task: block until it ends (only a cancel ends one here) or the receiver closes.
+        let waiting = c.waiters.get(taskId);
+        if (!waiting) c.waiters.set(taskId, (waiting = new Set()));
+        const set = waiting;
+        const waiter: Held = new Held(
+          held,
+          c,
+          res,
+          () => {
+            set.delete(waiter);
+            if (set.size === 0 && c.waiters.get(taskId) === set) c.waiters.delete(taskId);
+          },
+          id,
+        );
+        set.add(waiter);
+        return;
+      }
+      case 'tasks/cancel': {
+        const taskId = params.taskId;
+        if (typeof taskId !== 'string') return rpcError(res, id, -32602, 'taskId must be a string');
+        if (c.spec.cancel) return c.spec.cancel(rpc);
+        const task = lookup(c, taskId);
+        if (!task) return rpcError(res, id, -32602, `Task not found: ${taskId.slice(0, 100)}`);
+        if (TERMINAL.has(task.status)) {
+          return rpcError(res, id, -32602, `Cannot cancel task ${taskId}: it is already ${task.status}`);
+        }
+        task.status = 'cancelled';
+        task.statusMessage = 'Cancelled by request';
+        task.lastUpdatedAt = new Date().toISOString();
+        c.byId.set(taskId, task);
+        for (const waiter of [...(c.waiters.get(taskId) ?? [])]) {
+          waiter.answer(200, {
+            jsonrpc: '2.0',
+            id: waiter.requestId,
+            error: { code: -32602, message: `Task ${taskId} was cancelled: no result stored` },
+          });
+        }
+        return result(res, id, task);
+      }
+      default:
+        return rpcError(res, id, -32601, `Method not found: ${method}`);
+    }
+  };
+
+  const post = async (c: CaseState, req: IncomingMessage, res: ServerResponse) => {
+    c.counter.POST++;
+    const body = await readBody(req);
+    if (closed) return void res.destroy();
+    if (body === null)
+      return sendJson(res, 413, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Body too large' },
+      });
+    let message: unknown;
+    try {
+      message = JSON.parse(body);
+    } catch {
+      return sendJson(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'Parse error' },
+      });
+    }
+    if (!isRecord(message)) {
+      return sendJson(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid Request: one JSON-RPC message per POST (no batches)' },
+      });
+    }
+    if (message.method === undefined && ('result' in message || 'error' in message)) {
+      c.counter.responses++;
+      res.writeHead(202).end();
+      return;
+    }
+    if (typeof message.method !== 'string') {
+      return sendJson(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid Request' },
+      });
+    }
+    const method = message.method;
+    c.counter.methods.set(method, (c.counter.methods.get(method) ?? 0) + 1);
+    if (!isId(message.id)) {
+      res.writeHead(202).end();
+      return;
+    }
+    const params = isRecord(message.params) ? message.params : {};
+    request({ c, res, id: message.id, params }, method);
+  };
+
+  /** Host and Origin checks, CORS headers; false when the request was refused. */
+  const guard = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (closed) {
+      res.destroy();
+      return false;
+    }
+    // DNS rebinding: a foreign page re-pointing its name at 127.0.0.1 still sends its own Host.
+    if (!isLoopbackHost(req.headers.host)) {
+      res.writeHead(403, { 'Content-Type': 'text/plain' }).end('Forbidden: Host is not a loopback name\n');
+      return false;
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !isLoopbackOrigin(origin)) {
+      sendJson(res, 403, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: `Origin ${origin} is not allowed by this receiver` },
+      });
+      return false;
+    }
+    if (origin !== undefined) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Vary', 'Origin');
+      res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSE_HEADERS);
+    }
+    return true;
+  };
+
+  /** The faults case for this set of faults, made on first use; undefined (and answered) when refused. */
+  const faultCase = (text: string, res: ServerResponse): CaseState | undefined => {
+    const { faults, unknown } = parseFaults(text);
+    if (unknown.length > 0) {
+      sendJson(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: `Unknown faults: ${unknown.join(', ')}`,
+          data: { faults: FAULT_DESCRIPTIONS },
+        },
+      });
+      return undefined;
+    }
+    const name = `faults?${faults.join(',')}` as const;
+    let c = cases.get(name);
+    if (c) return c;
+    if (cases.size >= CASE_NAMES.length + MAX_FAULT_CASES) {
+      sendJson(res, 503, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: 'Too many fault sets' },
+      });
+      return undefined;
+    }
+    c = newCase(
+      name,
+      faults.length > 0
+        ? `breaks ${faults.map((f: FaultName) => `${f} (${FAULT_DESCRIPTIONS[f]})`).join('; ')}`
+        : 'follows every rule the report card judges',
+      faultSpec(faults, held),
+    );
+    cases.set(name, c);
+    return c;
+  };
+
+  const serve = (c: CaseState, req: IncomingMessage, res: ServerResponse): Promise<void> | void => {
+    switch (req.method) {
+      case 'OPTIONS':
+        c.counter.OPTIONS++;
+        res.writeHead(204, {
+          'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+          'Access-Control-Allow-Headers': CORS_ALLOW_HEADERS,
+        });
+        res.end();
+        return;
+      case 'POST':
+        return post(c, req, res);
+      case 'GET':
+        if (!/text\/event-stream/.test(req.headers.accept ?? '')) {
+          res.writeHead(405, { Allow: 'POST, DELETE' }).end();
+          return;
+        }
+        c.counter.GET++;
+        return openStream(c, res);
+      case 'DELETE':
+        c.counter.DELETE++;
+        res.writeHead(200).end();
+        return;
+      default:
+        res.writeHead(405, { Allow: 'GET, POST, DELETE, OPTIONS' }).end();
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!guard(req, res)) return;
+    const [path = '/', query = ''] = (req.url ?? '/').split('?');
+    const named = /^\/([a-z-]+)\/mcp\/?$/.exec(path)?.[1] ?? '';
+    const c =
+      named === 'faults' ? faultCase(new URLSearchParams(query).get('faults') ?? '', res) : cases.get(named);
+    if (named === 'faults' && !c) return;
+    if (!c) {
+      const known = path === '/' || path === '';
+      return sendJson(res, known ? 200 : 404, {
+        ...(known ? {} : { error: `No case at ${path.slice(0, 200)}` }),
+        cases: Object.fromEntries(
+          CASE_NAMES.map((n) => [n, { path: `/${n}/mcp`, does: CASE_DESCRIPTIONS[n] }]),
+        ),
+        faults: { path: '/faults/mcp?faults=a,b', names: FAULT_DESCRIPTIONS },
+      });
+    }
+    await serve(c, req, res);
+  };
+
+  const handleFaults = async (req: IncomingMessage, res: ServerResponse, faults: string) => {
+    if (!guard(req, res)) return;
+    const c = faultCase(faults, res);
+    if (c) await serve(c, req, res);
+  };
+
+  const caseOf = (name: CaseName): CaseState => {
+    const c = cases.get(name);
+    if (!c) throw new Error(`Unknown hostile case: ${String(name)}`);
+    return c;
+  };
+
+  return {
+    handle,
+    handleFaults,
+    caseOf,
+    reset: (name) => {
+      for (const c of name ? [caseOf(name)] : cases.values()) resetCase(c);
+    },
+    end: () => {
+      closed = true;
+      for (const h of [...held]) h.end();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { isObject, type ToolInfo } from '../../mcp';
+
+/** What the report card's active check will do, and with which tools: shared by the engine and the page. */
+
+/** The check's time limits, said in its confirmation as they are: per request, and for the whole check. */
+export const CHECK_LIMITS = {
+  /** tasks/get and every other short request. */
+  requestMs: 10_000,
+  /** The tools/call that starts a task. */
+  createMs: 30_000,
+  /** The whole check: past this it stops itself as Stop would (and cancels what it started). */
+  overallMs: 180_000,
+};
+
+/** tasks/list pages followed at most by the check, and tasks read at most. */
+export const CHECK_MAX_PAGES = 20;
+export const CHECK_MAX_LISTED = 2_000;
+
+export const seconds = (ms: number) => `${(ms / 1000).toLocaleString('en', { maximumFractionDigits: 1 })} s`;
+
+export type CheckStepId =
+  | 'unknown-id'
+  | 'result-before-terminal'
+  | 'cancel-live'
+  | 'cancel-terminal'
+  | 'short-ttl'
+  | 'list-paging'
+  | 'capability-absent';
+
+export const CHECK_STEPS: ReadonlyArray<{ id: CheckStepId; title: string }> = [
+  { id: 'unknown-id', title: 'tasks/get on an unknown task id' },
+  { id: 'result-before-terminal', title: 'tasks/result before the task ends' },
+  { id: 'cancel-live', title: 'tasks/cancel on a running task' },
+  { id: 'cancel-terminal', title: 'tasks/cancel on an ended task' },
+  { id: 'short-ttl', title: 'A task with a short requested ttl' },
+  { id: 'list-paging', title: 'tasks/list paging' },
+  { id: 'capability-absent', title: 'Methods the receiver does not declare' },
+];
+
+/** A tool the check may use, with the arguments it would send (defaults only). */
+export interface CheckableTool {
+  tool: ToolInfo;
+  args: Record<string, unknown>;
+}
+
+/**
+ * The tools the check can run as tasks: ones that allow a task (optional, required, or the receiver's
+ * choice in 2026-07-28) and whose every required argument has a default. The check sends only those defaults.
+ */
+export function checkableTools(tools: readonly ToolInfo[]): CheckableTool[] {
+  const out: CheckableTool[] = [];
+  for (const tool of tools) {
+    if (tool.taskSupport === 'forbidden') continue;
+    const schema = tool.inputSchema;
+    const properties = isObject(schema.properties) ? schema.properties : {};
+    const required = Array.isArray(schema.required)
+      ? schema.required.filter((r): r is string => typeof r === 'string')
+      : [];
+    const args: Record<string, unknown> = {};
+    let fillable = true;
+    for (const name of required) {
+      const property = properties[name];
+      if (isObject(property) && 'default' in property) args[name] = property.default;
+      else fillable = false;
+    }
+    if (fillable) out.push({ tool, args });
+  }
+  // Tools that say they run as tasks come first: in 2026-07-28 any tool may, and one a dual-era server marks
+  // forbidden for 2025 clients likely answers at once, leaving the cancel and ttl steps nothing to watch.
+  const rank = (t: CheckableTool) => (t.tool.taskSupport === 'receiver' ? 1 : 0);
+  return out.sort((a, b) => rank(a) - rank(b));
+}

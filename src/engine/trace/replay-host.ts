@@ -1,0 +1,201 @@
+import { serverTaskSupport, serverTaskSupport2026, type ClassifiedError } from '../../mcp';
+import type { Command, Health, ReplayInfo, Replies } from '../messages';
+import type { Outbox, TaskParts } from '../outbox';
+import { parseTrace, parseTraceText } from './schema';
+import { ReplaySession, replayEnd, type ReplayOptions } from './replay';
+import type { Trace } from './trace-types';
+
+/** Commands that would reach a receiver: a replay has none to reach, so they are refused while one runs. */
+const LIVE_ONLY = new Set<Command['type']>([
+  'run',
+  'callPlain',
+  'cancel',
+  'track',
+  'follow',
+  'refetchResult',
+  'pollNow',
+  'stopResult',
+  'trackSeen',
+  'syncList',
+  'answer',
+  'resend',
+  'clearHistory',
+  'checkReceiver',
+]);
+
+const REFUSED: ClassifiedError = {
+  kind: 'unsupported',
+  message: 'This is a replay of a recording: no receiver is contacted, so nothing can be sent.',
+};
+
+/**
+ * The engine's replay side, beside the live connection in host.ts: it opens a trace (validated here, off the
+ * page's thread), runs it in a ReplaySession and feeds the same Outbox as a live connection, so the page's
+ * stores fill exactly as they do live. While a replay runs, commands that would talk to a receiver are refused.
+ */
+export class ReplayHost {
+  private session: ReplaySession | null = null;
+  private trace: Trace | null = null;
+  /** The trace the last replayCheck accepted, with its warnings: the next replay without a trace plays it. */
+  private checked: { trace: Trace; warnings: string[] } | null = null;
+
+  constructor(
+    private readonly outbox: Outbox,
+    /** Closes the live connection (without ending its session) before a replay takes the page. */
+    private readonly closeLive: () => Promise<void>,
+    private readonly options: ReplayOptions = {},
+  ) {}
+
+  get active(): boolean {
+    return this.session !== null;
+  }
+
+  takeTaskParts(): TaskParts {
+    const parts = (this.session as ReplaySession).takeTaskParts();
+    this.outbox.replay = (this.session as ReplaySession).news();
+    return parts;
+  }
+
+  taskCount(): number {
+    return this.session?.taskCount() ?? 0;
+  }
+
+  /** Handles a replay command, or a live one a running replay refuses; undefined for anything else. */
+  async handle(command: Command): Promise<{ value: Replies[Command['type']] } | undefined> {
+    switch (command.type) {
+      case 'replayCheck': {
+        const parsed = parse(command.trace);
+        this.checked = parsed.ok ? { trace: parsed.trace, warnings: parsed.warnings } : null;
+        return {
+          value: parsed.ok ? { ok: true, info: infoOf(parsed.trace), warnings: parsed.warnings } : parsed,
+        };
+      }
+      case 'replay':
+        return { value: await this.open(command) };
+      case 'replaySeek': {
+        if (!this.trace) return { value: false };
+        this.begin(this.trace, command.connectionId);
+        await this.session?.start(command.at, command.speed, command.paused !== true);
+        return { value: true };
+      }
+      case 'replayControl':
+        if (command.action === 'play') this.session?.play();
+        else this.session?.pause();
+        return { value: null };
+      case 'replaySpeed':
+        this.session?.setSpeed(command.speed);
+        return { value: null };
+      case 'connect':
+      case 'disconnect':
+        this.stop();
+        return undefined;
+      case 'listTools':
+        return this.session ? { value: { tools: this.trace?.tools ?? [], warnings: [] } } : undefined;
+      default:
+        if (!this.session || !LIVE_ONLY.has(command.type)) return undefined;
+        return { value: refusal(command.type) };
+    }
+  }
+
+  /** Ends the replay; what it showed stays on the page until the next connection replaces it. */
+  stop(): void {
+    if (!this.session) return;
+    this.session.dispose();
+    this.session = null;
+    this.trace = null;
+    this.outbox.forgetConnection();
+  }
+
+  private async open(command: Extract<Command, { type: 'replay' }>): Promise<Replies['replay']> {
+    const parsed =
+      command.trace !== undefined
+        ? parse(command.trace)
+        : this.checked
+          ? { ok: true as const, ...this.checked }
+          : { ok: false as const, errors: ['no trace was checked before the replay'] };
+    this.checked = null;
+    if (!parsed.ok) return parsed;
+    const trace = parsed.trace;
+    this.stop();
+    await this.closeLive();
+    this.trace = trace;
+    this.begin(trace, command.connectionId);
+    const server = trace.receiver.server;
+    const era = trace.receiver.era;
+    const health: Health = {
+      status: 'connected',
+      since: trace.startedAt,
+      server,
+      support:
+        trace.receiver.support ??
+        (era === '2026-07-28'
+          ? serverTaskSupport2026(server?.capabilities)
+          : serverTaskSupport(server?.capabilities)),
+      protocolVersion: trace.receiver.protocolVersion ?? server?.protocolVersion,
+      era,
+    };
+    Object.assign(this.outbox.news, { health });
+    this.outbox.schedule();
+    const session = this.session as ReplaySession | null;
+    // Started in the background: an instant replay of a long trace answers the page first and fills in after.
+    void session?.start(command.at ?? trace.startedAt, command.speed);
+    return { ok: true, info: infoOf(trace), warnings: parsed.warnings };
+  }
+
+  /** A fresh session from the trace's start: tracker, query cache and page records all start clean. */
+  private begin(trace: Trace, connectionId: number): void {
+    this.session?.dispose();
+    this.outbox.forgetConnection();
+    this.outbox.dropPending();
+    this.session = new ReplaySession(
+      trace,
+      connectionId,
+      {
+        traffic: (event) => this.outbox.addTraffic(event),
+        inbox: (event) => this.outbox.addInbox(event),
+        changed: () => this.outbox.schedule(),
+      },
+      this.options,
+    );
+  }
+}
+
+function parse(trace: string | object) {
+  return typeof trace === 'string' ? parseTraceText(trace) : parseTrace(trace);
+}
+
+function infoOf(trace: Trace): ReplayInfo {
+  const server = trace.receiver.server;
+  return {
+    receiverUrl: trace.receiver.url,
+    receiverName: server ? (server.title ?? server.name) : undefined,
+    exportedAt: trace.exportedAt,
+    startedAt: trace.startedAt,
+    endedAt: replayEnd(trace),
+    tasks: trace.tasks.length,
+  };
+}
+
+function refusal(type: Command['type']): Replies[Command['type']] {
+  switch (type) {
+    case 'run':
+    case 'callPlain':
+    case 'resend':
+      return { ok: false, error: REFUSED };
+    case 'cancel':
+    case 'syncList':
+      return REFUSED;
+    case 'track':
+    case 'stopResult':
+    case 'answer':
+      return false;
+    case 'trackSeen':
+      return 0;
+    case 'clearHistory':
+      return [];
+    case 'checkReceiver':
+      return { ok: false, reason: REFUSED.message };
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,429 @@
+import type { QueryClient } from '@tanstack/query-core';
+import {
+  classifyError,
+  hasResult,
+  isTerminal,
+  sequenceWarnings,
+  type ClassifiedError,
+  type Normalised,
+  type TaskSnapshot,
+} from '../mcp';
+import { queryKeys } from './query-keys';
+import { TaskPoller } from './poller';
+import { ResultFetcher } from './result-fetcher';
+import {
+  appendEntry,
+  createTasksStore,
+  newTrackedTask,
+  noteDialect,
+  updateTask,
+  type InputEntry,
+  type ObservationSource,
+  type TasksStore,
+  type TrackedTask,
+} from './task-store';
+import { mergeSnapshot } from './merge';
+import { unlimitedScheduler } from './request-scheduler';
+import { DEFAULT_POLL_INTERVAL_MS } from './poll-timing';
+import { MAX_POLLED_TASKS } from './limits';
+import { PushIntake } from './push-intake';
+import { SessionLifecycle } from './tracker-sessions';
+import { ActivityIntake } from './tracker-activity';
+import { ClockCheck } from './tracker-clock';
+import { PlainCallGate } from './tracker-plain-calls';
+import { TrackerHistory, type RestoredTask } from './tracker-history';
+import {
+  systemClock,
+  type Clock,
+  type TaskApiPort,
+  type TrackerDeps,
+  type TrackerSettings,
+} from './tracker-types';
+
+export { systemClock, type Clock, type TaskApiPort, type TrackerDeps, type TrackerSettings };
+export type { RestoredTask };
+
+export interface TrackOptions {
+  origin: TrackedTask['origin'];
+  tool?: string;
+  /** The call that created it here (tool, arguments, requested ttl). */
+  call?: TrackedTask['call'];
+  /** What the receiver already told us (the create answer, a tasks/list entry, a push). */
+  initial?: Normalised<TaskSnapshot | null>;
+  source?: ObservationSource;
+  sentAt?: number;
+}
+
+/**
+ * The one place that decides when to ask a receiver about a task, and what its answers mean. The poller
+ * (poller.ts) keeps one timer per task; the tracker merges every answer, from polls, pushes, tasks/list or a
+ * cancel, into one ordered history, and acts on it: a first terminal status stops polling and fetches the
+ * result in the same tick. Pushes update a task at once but never bring its next poll forward.
+ */
+export class TaskTracker {
+  readonly store: TasksStore;
+  private readonly api: TaskApiPort;
+  private readonly queryClient: QueryClient;
+  private readonly connectionId: number;
+  private readonly clock: Clock;
+  private readonly settings: () => TrackerSettings;
+  private readonly poller: TaskPoller;
+  private readonly results: ResultFetcher;
+  private readonly clockCheck: ClockCheck;
+  private readonly sessions: SessionLifecycle;
+  private readonly activity: ActivityIntake;
+  private readonly history: TrackerHistory;
+  private readonly unsubscribe: () => void;
+  private disposed = false;
+  private readonly snapshots = new Map<string, TaskSnapshot>();
+  private readonly maxPolled: number;
+  private readonly pushes: PushIntake;
+  private readonly openResultForInput: () => boolean;
+  private readonly sessionId: () => string | undefined;
+  private readonly plainCalls: PlainCallGate;
+
+  constructor(deps: TrackerDeps) {
+    this.sessionId = deps.sessionId ?? (() => undefined);
+    this.api = deps.api;
+    this.queryClient = deps.queryClient;
+    this.connectionId = deps.connectionId;
+    this.store = deps.store ?? createTasksStore();
+    this.clock = deps.clock ?? systemClock;
+    this.settings = deps.settings ?? (() => ({ paused: false, minPollIntervalMs: 0 }));
+    const open = deps.openResultForInput ?? true;
+    this.openResultForInput = typeof open === 'function' ? open : () => open;
+    this.maxPolled = deps.maxPolledTasks ?? MAX_POLLED_TASKS;
+    const scheduler = deps.scheduler ?? unlimitedScheduler();
+    this.results = new ResultFetcher({
+      ...deps,
+      scheduler,
+      store: this.store,
+      clock: this.clock,
+      isDisposed: () => this.disposed,
+    });
+    this.poller = new TaskPoller({
+      ...deps,
+      scheduler,
+      store: this.store,
+      clock: this.clock,
+      settings: this.settings,
+      sessionId: this.sessionId,
+      snapshot: (taskId) => this.snapshot(taskId),
+      observe: (taskId, answer, meta) => this.observe(taskId, answer, meta),
+    });
+    this.plainCalls = new PlainCallGate(this.clock);
+    this.pushes = new PushIntake({
+      clock: this.clock,
+      isTracked: (taskId) => this.poller.has(taskId),
+      ignoreUnknown: () => this.plainCalls.quiet(),
+      track: (taskId, update) =>
+        this.track(taskId, { origin: 'notification', initial: update, source: 'notification' }),
+      observe: (taskId, update) => this.observe(taskId, update, { source: 'notification' }),
+      untracked: (count) => this.store.setState({ untrackedSeen: count }),
+    });
+    this.sessions = new SessionLifecycle({
+      store: this.store,
+      clock: this.clock,
+      sessionId: this.sessionId,
+      poller: this.poller,
+      results: this.results,
+      openResultForInput: this.openResultForInput,
+    });
+    this.activity = new ActivityIntake({
+      store: this.store,
+      clock: this.clock,
+      isTracked: (taskId) => this.poller.has(taskId),
+      isDisposed: () => this.disposed,
+    });
+    this.clockCheck = new ClockCheck(this.store);
+    this.history = new TrackerHistory({
+      store: this.store,
+      clock: this.clock,
+      connectionId: this.connectionId,
+      queryClient: this.queryClient,
+      poller: this.poller,
+      snapshots: this.snapshots,
+      forget: (taskId) => this.sessions.forget(taskId),
+    });
+    const stopStatus = this.api.onTaskStatus((update) => {
+      if (!update.value || this.disposed) return;
+      this.pushes.receive(update.value.taskId, update);
+    });
+    const stopActivity = this.api.onTaskActivity?.((taskId, activity) =>
+      this.activity.receive(taskId, activity),
+    );
+    this.unsubscribe = () => {
+      stopStatus();
+      stopActivity?.();
+    };
+  }
+
+  /** Follows the task ids that pushes named beyond the automatic limit, up to `max` of them. */
+  trackSeen(max = 1000): number {
+    return this.pushes.trackSeen(max);
+  }
+
+  /** Stops waiting for this task's open tasks/result, freeing its connection. */
+  stopResult(taskId: string): boolean {
+    return this.results.stop(taskId);
+  }
+
+  /** Polls a live task now, by hand (a receiver that asked for a pollInterval of years, say). */
+  pollNow(taskId: string): void {
+    const task = this.store.getState().tasks.get(taskId);
+    if (task?.lifecycle !== 'live') return;
+    // A dormant task (past MAX_POLLED_TASKS) is followed from now on.
+    if (task.dormant) updateTask(this.store, taskId, () => ({ dormant: false }));
+    void this.poller.poll(taskId);
+  }
+
+  /**
+   * The latest merged snapshot. The query cache holds the same value (fetchQuery's data, or setQueryData);
+   * this map is read several times per poll, where hashing a query key each time showed up in profiles.
+   */
+  snapshot(taskId: string): TaskSnapshot | undefined {
+    return this.snapshots.get(taskId);
+  }
+
+  isTracked(taskId: string): boolean {
+    return this.poller.has(taskId);
+  }
+
+  /** Starts following a task. Without an initial snapshot it is polled at once (a pasted id). */
+  track(taskId: string, options: TrackOptions): void {
+    if (this.disposed) return;
+    if (this.poller.has(taskId)) {
+      // A push can announce a task before the tools/call that created it has answered: keep what the
+      // creator knows (the tool's name) and its answer, without starting a second poller.
+      if (options.tool)
+        updateTask(this.store, taskId, (t) =>
+          t.tool ? {} : { tool: options.tool, origin: options.origin, call: options.call },
+        );
+      if (options.initial?.value)
+        this.observe(taskId, options.initial, { source: options.source ?? 'create', sentAt: options.sentAt });
+      return;
+    }
+    this.poller.add(taskId);
+    this.sessions.tracked(taskId, options.origin);
+    // Past MAX_POLLED_TASKS, what a receiver lists or pushes is kept and shown but not polled until a
+    // person opens or follows it; what a person creates or pastes is always polled.
+    const dormant =
+      (options.origin === 'list' || options.origin === 'notification') &&
+      this.store.getState().order.length >= this.maxPolled;
+    this.store.setState((state) => {
+      state.tasks.set(
+        taskId,
+        newTrackedTask({
+          taskId,
+          connectionId: this.connectionId,
+          tool: options.tool,
+          call: options.call,
+          origin: options.origin,
+          firstSeenAt: this.clock.now(),
+          sessionId: this.sessionId(),
+          ...(dormant ? { dormant: true } : {}),
+        }),
+      );
+      // In place: a listing of thousands must not copy the order once per task. The page's copy is rebuilt
+      // from batches, so nothing there holds on to this array.
+      state.order.push(taskId);
+      return { version: state.version + 1 };
+    });
+    this.activity.release(taskId);
+    if (options.initial?.value) {
+      this.observe(taskId, options.initial, { source: options.source ?? 'create', sentAt: options.sentAt });
+      this.poller.schedule(taskId);
+    } else if (!dormant) {
+      void this.poller.poll(taskId);
+    }
+  }
+
+  /** tasks/list, every page: tracks what is new, and updates what is known; says why a listing stopped early. */
+  async syncList(): Promise<string | undefined> {
+    const sentAt = this.clock.now();
+    const { tasks, stopped, warningsFor } = await this.api.listTasks();
+    for (const snapshot of tasks) {
+      const update = { value: snapshot, warnings: warningsFor?.get(snapshot.taskId) ?? [] };
+      if (this.poller.has(snapshot.taskId)) this.observe(snapshot.taskId, update, { source: 'list', sentAt });
+      else this.track(snapshot.taskId, { origin: 'list', initial: update, source: 'list', sentAt });
+    }
+    return stopped;
+  }
+
+  async cancel(taskId: string): Promise<ClassifiedError | null> {
+    const sentAt = this.clock.now();
+    try {
+      const answer = await this.api.cancelTask(taskId, this.snapshot(taskId));
+      this.observe(taskId, answer, { source: 'cancel', sentAt });
+      return null;
+    } catch (error) {
+      // -32602 here usually means the task ended on its own meanwhile; the next poll will tell, so no verdict.
+      const classified = classifyError(error, { method: 'tasks/cancel' });
+      updateTask(this.store, taskId, (task) => ({
+        ...appendEntry(task, {
+          kind: 'error',
+          at: this.clock.now(),
+          sentAt,
+          source: 'cancel',
+          error: classified,
+        }),
+      }));
+      return classified;
+    }
+  }
+
+  /**
+   * A plain tools/call: a receiver may run it as a task of its own (SDK 1.x's automatic task polling) and
+   * push that task's status; while the call is out (and a moment after), a push for an unknown task is not
+   * followed, so a plain call never adds a nameless task to the list.
+   */
+  duringPlainCall<T>(call: () => Promise<T>): Promise<T> {
+    return this.plainCalls.during(call);
+  }
+
+  /** Records on the task's timeline that the receiver asked a person something, and what became of it. */
+  noteInput(taskId: string, entry: Omit<InputEntry, 'kind' | 'at'>): void {
+    updateTask(this.store, taskId, (task) =>
+      appendEntry(task, { kind: 'input', at: this.clock.now(), ...entry }),
+    );
+  }
+
+  /** Fetches a result again by hand (e.g. after not-ready); the automatic fetch happens once on its own. */
+  refetchResult(taskId: string): void {
+    this.results.fetch(taskId, true);
+  }
+
+  /** Re-reads settings (pause, user minimum): a pause stops every timer, a resume restarts them from now. */
+  settingsChanged(): void {
+    this.poller.settingsChanged();
+  }
+
+  /** Puts back what history kept (TrackerHistory.restore); polled once sessionReady says whose they are. */
+  restore(tasks: readonly RestoredTask[]): void {
+    if (this.disposed) return;
+    this.history.restore(tasks);
+  }
+
+  /** A session is up: SessionLifecycle.ready decides, task by task, what that session means for it. */
+  sessionReady(ended?: string): void {
+    this.sessions.ready(ended);
+  }
+
+  /** The session ended, lost or `final` (by the person): timers stop, the records stay. */
+  sessionEnded(options: { final: boolean }): void {
+    this.sessions.ended(options);
+  }
+
+  /** A task from another session: ask about it in this one (SessionLifecycle.follow). */
+  follow(taskId: string): void {
+    this.sessions.follow(taskId);
+  }
+
+  /** Forgets ended tasks (a person cleared history); live ones are kept. Returns the ids forgotten. */
+  forgetEnded(): string[] {
+    return this.history.forgetEnded();
+  }
+
+  /** After an outage on the same session: forget the backoff the failures built up and poll from now. */
+  resumeAfterOutage(): void {
+    for (const task of this.store.getState().tasks.values())
+      if (task.lifecycle === 'live' && task.backoffMs > 0)
+        updateTask(this.store, task.taskId, () => ({ backoffMs: 0 }));
+    this.poller.settingsChanged();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.unsubscribe();
+    this.pushes.dispose();
+    this.poller.dispose();
+    this.results.dispose();
+  }
+
+  /**
+   * Merges one answer into what we know, records it on the timeline, and acts on it: a first terminal status
+   * stops polling and fetches the result in this same tick.
+   */
+  private observe(
+    taskId: string,
+    update: Normalised<TaskSnapshot | null>,
+    meta: {
+      source: ObservationSource;
+      sentAt?: number;
+      latencyMs?: number;
+      intervalMs?: number;
+      /** A poll that was answered: whatever backoff the errors before it built up is over. */
+      answered?: boolean;
+    },
+  ): TaskSnapshot | undefined {
+    const at = this.clock.now();
+    const previous = this.snapshot(taskId);
+    const value = update.value;
+    // Pushes and tasks/list entries were read without this task's history; check their sequence here.
+    const warnings = [...update.warnings];
+    if (value && (meta.source === 'notification' || meta.source === 'list')) {
+      warnings.push(...sequenceWarnings(value, previous));
+    }
+    const merged = value ? mergeSnapshot(previous, value) : previous;
+    if (merged) this.snapshots.set(taskId, merged);
+    // tasks/get is where the dialects differ (the create answer is {task} in both).
+    if (value && (meta.source === 'poll' || value.shape === 'v2')) {
+      noteDialect(this.store, value.shape === 'v2' ? 'v2' : value.shape === 'wrapped' ? 'user-docs' : 'spec');
+    }
+    if (value) this.clockCheck.check(taskId, value, previous, at, meta.source, warnings);
+    // Whatever answers now comes from the current session: the receiver knows the task here.
+    const fromReceiver = meta.answered || meta.source === 'list' || meta.source === 'notification';
+    const movedHere = fromReceiver && this.sessions.knownHere(taskId, at);
+    const task = this.store.getState().tasks.get(taskId);
+    if (!task) return merged;
+    const becameTerminal = task.lifecycle === 'live' && isTerminal(merged?.status);
+    const askedForInput =
+      task.lifecycle === 'live' &&
+      merged?.status === 'input_required' &&
+      (previous?.status !== 'input_required' || movedHere);
+    updateTask(this.store, taskId, (t) => ({
+      ...appendEntry(t, {
+        kind: 'observation',
+        at,
+        source: meta.source,
+        sentAt: meta.sentAt,
+        latencyMs: meta.latencyMs,
+        intervalMs: meta.intervalMs,
+        status: value?.status ?? null,
+        statusMessage: value?.statusMessage,
+        lastUpdatedAt: value?.lastUpdatedAt,
+        createdAt: value?.createdAt,
+        ttl: value?.ttl,
+        pollInterval: value?.pollInterval,
+        warnings,
+      }),
+      status: merged?.status ?? t.status,
+      lifecycle: becameTerminal ? 'terminal' : t.lifecycle,
+      notificationCount: t.notificationCount + (meta.source === 'notification' ? 1 : 0),
+      ...(meta.answered ? { backoffMs: 0, lastError: undefined } : {}),
+      warningCount: t.warningCount + warnings.length,
+    }));
+    if (merged && meta.source !== 'poll' && meta.source !== 'probe') {
+      this.queryClient.setQueryData(queryKeys.task(this.connectionId, taskId), merged);
+    }
+    if (becameTerminal && merged) this.onTerminal(taskId, merged);
+    else if (
+      merged &&
+      meta.source !== 'poll' &&
+      meta.source !== 'probe' &&
+      (merged.pollInterval ?? DEFAULT_POLL_INTERVAL_MS) > (previous?.pollInterval ?? DEFAULT_POLL_INTERVAL_MS)
+    ) {
+      // A push or a listing asked for a longer interval: the timer set from the shorter one would poll
+      // sooner than asked. Re-arm it from now (only ever later, so a push still never brings a poll forward).
+      this.poller.schedule(taskId);
+    }
+    if (askedForInput && this.openResultForInput()) this.results.openForInput(taskId);
+    return merged;
+  }
+
+  private onTerminal(taskId: string, snapshot: TaskSnapshot): void {
+    this.poller.stop(taskId);
+    if (hasResult(snapshot.status)) this.results.fetch(taskId);
+    this.poller.scheduleProbe(taskId);
+  }
+}
