@@ -7,7 +7,7 @@ import { useConnection, type ConnectionStatus } from '../state/connection';
 import { useNow } from '../state/clock';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
-import { formatClock } from '../tracker/ttl';
+import { formatClock } from '../format/time';
 import { SavedReceivers } from './SavedReceivers';
 
 const statusLook: Record<ConnectionStatus, { dot: string; label: string }> = {

@@ -12,7 +12,7 @@ import { eraChoice, setEraChoice } from './era-choice';
 import type { Detection, EraChoice } from '../mcp';
 import { useTasks } from '../tasks/tasks-store';
 import type { Dialect } from '../tracker/task-store';
-import { formatClock } from '../tracker/ttl';
+import { formatClock } from '../format/time';
 import { CollapsibleMarkdown } from '../ui/CollapsibleMarkdown';
 
 const dialectLabel: Record<Dialect, string> = {

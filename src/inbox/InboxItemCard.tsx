@@ -1,7 +1,7 @@
 import { MessageSquareMore } from 'lucide-react';
 import { useSelection } from '../state/selection';
 import { useReplay } from '../state/replay';
-import { formatClock } from '../tracker/ttl';
+import { formatClock } from '../format/time';
 import { Badge } from '../ui/Badge';
 import { focusRing } from '../ui/Button';
 import { ErrorBoundary } from '../ui/ErrorBoundary';

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { CircleCheck, CircleDashed, CircleX, Loader, Square } from 'lucide-react';
 import type { ActiveCheckState, ActiveCheckStep } from '../rules/report-types';
 import { Button } from '../ui/Button';
-import { formatClock } from '../tracker/ttl';
+import { formatClock } from '../format/time';
 import { stopCheck } from './actions';
 
 const STEP_LOOK: Record<ActiveCheckStep['state'], { icon: ReactNode; text: string }> = {

@@ -21,7 +21,7 @@ import { ErrorNote } from '../ui/Panel';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
-import { formatClock } from '../tracker/ttl';
+import { formatClock } from '../format/time';
 import { byVerdict, reportMarkdown, VERDICT_ORDER } from './report-markdown';
 import { reportFileName, reportJson } from './report-json';
 import { useReportCard } from './hooks';

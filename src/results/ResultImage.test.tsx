@@ -2,7 +2,7 @@
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
 import { describe, expect, it } from 'vitest';
-import { ResultImage, base64Bytes, formatBytes, upscale } from './ResultImage';
+import { ResultImage, base64Bytes, upscale } from './ResultImage';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -16,13 +16,6 @@ describe('image helpers', () => {
     expect(base64Bytes('YWI=')).toBe(2);
     expect(base64Bytes('YWJj\nZGVm')).toBe(6);
     expect(base64Bytes('')).toBe(0);
-  });
-
-  it('says sizes in B, KB and MB', () => {
-    expect(formatBytes(85)).toBe('85 B');
-    expect(formatBytes(2048)).toBe('2 KB');
-    expect(formatBytes(1536)).toBe('1.5 KB');
-    expect(formatBytes(3 * 1024 * 1024)).toBe('3 MB');
   });
 
   it('draws tiny images larger by whole factors, and leaves fair-sized ones alone', () => {

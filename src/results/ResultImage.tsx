@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { ZoomIn } from 'lucide-react';
 import { focusRing } from '../ui/Button';
 import { Dialog } from '../ui/Dialog';
+import { formatBytes } from '../format/bytes';
 
 /** Small images are drawn this big (their longest side), by whole factors so their pixels stay square. */
 const FIT_PX = 128;
@@ -16,12 +17,6 @@ export function base64Bytes(data: string): number {
   const compact = data.replace(/\s+/g, '');
   const padding = compact.endsWith('==') ? 2 : compact.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((compact.length * 3) / 4) - padding);
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1).replace(/\.0$/, '')} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
 }
 
 /** The whole-number factor a tiny image is drawn at; 1 for anything already a fair size. */

@@ -5,7 +5,7 @@
  * receiver (its `sentAt` precedes the other's arrival).
  */
 import { isTerminal, type TaskStatus } from '../mcp';
-import { CLOCK_OUTLIER_MS } from '../tracker/merge';
+import { CLOCK_OUTLIER_MS } from '../tracker/clock-offset';
 import type { ObservationEntry } from '../tracker/task-store';
 import { answered, askedAt, offence, parseTime, type Context, type Found, type Judgement } from './evidence';
 import { count } from './words';

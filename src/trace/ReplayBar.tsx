@@ -3,7 +3,7 @@ import { FolderOpen, Pause, Play, X } from 'lucide-react';
 import type { ReplaySpeed } from '../engine/messages';
 import { useNow } from '../state/clock';
 import { useReplay } from '../state/replay';
-import { formatClock, formatDateTime, formatMs } from '../tracker/ttl';
+import { formatClock, formatDateTime, formatMs } from '../format/time';
 import { Button, focusRing } from '../ui/Button';
 import { ErrorNote } from '../ui/Panel';
 import {

@@ -16,6 +16,7 @@ import {
   type ToolInfo,
   type TrafficEvent,
 } from '../mcp';
+import { formatFileStamp } from '../format/time';
 import type { InboxEvent } from '../engine/messages';
 import { redactTrafficEvent } from '../engine/history/redact';
 import { TRACE_FORMAT, TRACE_VERSION, type Trace, type TraceTask } from '../engine/trace/trace-types';
@@ -206,9 +207,5 @@ export function exportFileName(receiverUrl: string, extension: string, now = new
     // keep the generic name
   }
   const safeHost = host.replace(/[^A-Za-z0-9.-]+/g, '-').slice(0, 80);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  const stamp =
-    `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}-` +
-    `${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`;
-  return `taskscope-${safeHost}-${stamp}.${extension}`;
+  return `taskscope-${safeHost}-${formatFileStamp(now)}.${extension}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClockOffsetEstimator, mergeSnapshot, nextProbe } from './merge';
+import { mergeSnapshot } from './merge';
 import type { TaskSnapshot } from '../mcp';
 
 const snap = (over: Partial<TaskSnapshot> = {}): TaskSnapshot => ({
@@ -31,72 +31,5 @@ describe('mergeSnapshot', () => {
     );
     expect(merged).toMatchObject({ createdAtMs: 1000, ttl: 60_000, pollInterval: undefined });
     expect(mergeSnapshot(snap(), snap({ ttl: null })).ttl).toBeNull();
-  });
-});
-
-describe('ClockOffsetEstimator', () => {
-  it('learns from fresh timestamps only, each task giving the freshest lower bound', () => {
-    const clock = new ClockOffsetEstimator();
-    expect(clock.note('a', snap({ lastUpdatedAtMs: 5000 }), undefined, 1000)).toEqual({ offset: 4000 });
-    expect(clock.note('a', snap({ lastUpdatedAtMs: 5000 }), snap({ lastUpdatedAtMs: 5000 }), 9000)).toEqual(
-      {},
-    );
-    // 6000 − 3000 = 3000 is below the 4000 already known for this task: no change.
-    expect(clock.note('a', snap({ lastUpdatedAtMs: 6000 }), snap({ lastUpdatedAtMs: 5000 }), 3000)).toEqual(
-      {},
-    );
-    expect(clock.note('a', snap({ lastUpdatedAtMs: 9500 }), snap({ lastUpdatedAtMs: 6000 }), 5000)).toEqual({
-      offset: 4500,
-    });
-    expect(clock.count).toBe(1);
-  });
-
-  it('takes the median across tasks, so one task a day ahead cannot move it, and names that task', () => {
-    const clock = new ClockOffsetEstimator();
-    const day = 86_400_000;
-    const now = 1_000_000;
-    clock.note('ok-1', snap({ lastUpdatedAtMs: now + 200 }), undefined, now);
-    const future = clock.note('ahead', snap({ lastUpdatedAtMs: now + day }), undefined, now);
-    // Two tasks: the one nearer our own clock wins, and the other is flagged.
-    expect(future.offset).toBeUndefined();
-    expect(future.outlierMs).toBe(day - 200);
-    clock.note('ok-2', snap({ lastUpdatedAtMs: now + 300 }), undefined, now);
-    const again = clock.note(
-      'ahead',
-      snap({ lastUpdatedAtMs: now + day + 1000 }),
-      snap({ lastUpdatedAtMs: now + day }),
-      now + 1000,
-    );
-    expect(again.offset).toBeUndefined();
-    expect(again.outlierMs).toBeGreaterThan(day - 1000);
-  });
-
-  it('follows a receiver whose whole clock is ahead', () => {
-    const clock = new ClockOffsetEstimator();
-    const ahead = 5 * 60_000;
-    let offset: number | undefined;
-    for (const id of ['a', 'b', 'c'])
-      offset = clock.note(id, snap({ lastUpdatedAtMs: 10_000 + ahead }), undefined, 10_000).offset ?? offset;
-    expect(offset).toBe(ahead);
-  });
-});
-
-describe('nextProbe', () => {
-  it('asks one pollInterval after expiry, then backs off doubling to 30 s', () => {
-    const first = nextProbe({
-      expiresAtLocal: 10_000,
-      now: 4000,
-      probes: 0,
-      lastGapMs: 0,
-      pollInterval: 500,
-    });
-    expect(first).toEqual({ delayMs: 6500, gapMs: 500 });
-    let gap = first.gapMs;
-    const gaps = [];
-    for (let probes = 1; probes < 8; probes++)
-      gaps.push(
-        (gap = nextProbe({ expiresAtLocal: 0, now: 1, probes, lastGapMs: gap, pollInterval: 500 }).gapMs),
-      );
-    expect(gaps).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
   });
 });

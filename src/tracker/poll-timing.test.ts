@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_BACKOFF_MS, nextBackoff } from '../mcp';
-import { DEFAULT_POLL_INTERVAL_MS, pollDelay } from './poll-timing';
+import { DEFAULT_POLL_INTERVAL_MS, nextProbe, pollDelay } from './poll-timing';
 
 const base = { userMinimumMs: 0, backoffMs: 0, now: 10_000 };
 
@@ -25,5 +25,25 @@ describe('nextBackoff', () => {
     let b = 0;
     for (let i = 0; i < 8; i++) seen.push((b = nextBackoff(b)));
     expect(seen).toEqual([1000, 2000, 4000, 8000, 16000, MAX_BACKOFF_MS, MAX_BACKOFF_MS, MAX_BACKOFF_MS]);
+  });
+});
+
+describe('nextProbe', () => {
+  it('asks one pollInterval after expiry, then backs off doubling to 30 s', () => {
+    const first = nextProbe({
+      expiresAtLocal: 10_000,
+      now: 4000,
+      probes: 0,
+      lastGapMs: 0,
+      pollInterval: 500,
+    });
+    expect(first).toEqual({ delayMs: 6500, gapMs: 500 });
+    let gap = first.gapMs;
+    const gaps = [];
+    for (let probes = 1; probes < 8; probes++)
+      gaps.push(
+        (gap = nextProbe({ expiresAtLocal: 0, now: 1, probes, lastGapMs: gap, pollInterval: 500 }).gapMs),
+      );
+    expect(gaps).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
   });
 });

@@ -2,7 +2,7 @@ import type { QueryClient } from '@tanstack/query-core';
 import { classifyError, nextBackoff, type ClassifiedError, type Normalised, type TaskSnapshot } from '../mcp';
 import { queryKeys } from './query-keys';
 import { pollDelay } from './poll-timing';
-import { MAX_PURGE_PROBES, nextProbe } from './merge';
+import { MAX_PURGE_PROBES, nextProbe } from './poll-timing';
 import { appendEntry, updateTask, type ObservationSource, type TasksStore } from './task-store';
 import type { Clock, TaskApiPort, TrackerSettings } from './tracker-types';
 import type { RequestScheduler } from './request-scheduler';

@@ -1,6 +1,6 @@
 import type { TaskStatus } from '../mcp';
 import type { TimelineEntry, TrackedTask } from './task-store';
-import { formatClock, formatMs } from './ttl';
+import { formatClock, formatMs } from '../format/time';
 
 export type SegmentStatus = TaskStatus | 'purged';
 

@@ -2,7 +2,7 @@ import { hasResult } from '../mcp';
 import { shortId, type TaskPoller } from './poller';
 import type { ResultFetcher } from './result-fetcher';
 import { appendEntry, updateTask, type TasksStore, type TrackedTask } from './task-store';
-import { formatClock } from './ttl';
+import { formatClock } from '../format/time';
 import type { Clock } from './tracker-types';
 
 export interface SessionLifecycleDeps {

@@ -29,7 +29,7 @@ import { MAX_POLLED_TASKS } from './limits';
 import { PushIntake } from './push-intake';
 import { SessionLifecycle } from './tracker-sessions';
 import { ActivityIntake } from './tracker-activity';
-import { ClockCheck } from './tracker-clock';
+import { ClockCheck } from './clock-offset';
 import { PlainCallGate } from './tracker-plain-calls';
 import { TrackerHistory, type RestoredTask } from './tracker-history';
 import {

@@ -3,9 +3,9 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { ArrowDownLeft, ArrowUpRight } from 'lucide-react';
 import { focusRing } from '../ui/Button';
 import { useVirtualListNavigation } from '../ui/useVirtualListNavigation';
-import { formatClock } from '../tracker/ttl';
+import { formatClock } from '../format/time';
 import { indexOfRow, type TrafficRow } from './rows';
-import { formatBytes } from './format';
+import { formatBytes } from '../format/bytes';
 
 export const ROW_HEIGHT = 20;
 /** The columns, shared by the header and every row: time, direction, method, task, HTTP, JSON-RPC error, size, latency. */

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { TrackedTask } from '../../tracker/task-store';
-import { formatClock, formatMs } from '../../tracker/ttl';
+import { formatClock, formatMs } from '../../format/time';
 import { CopyButton } from '../../ui/CopyButton';
 import { observationsText, statusCell, tableRows } from './observation-text';
 

@@ -1,5 +1,5 @@
 import type { TrackedTask } from '../../tracker/task-store';
-import { formatClock } from '../../tracker/ttl';
+import { formatClock } from '../../format/time';
 
 type Progress = NonNullable<TrackedTask['progress']>;
 

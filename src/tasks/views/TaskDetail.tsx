@@ -14,7 +14,7 @@ import { Timeline } from './Timeline';
 import { TtlCountdown } from './TtlCountdown';
 import { ResultView } from '../../results/ResultView';
 import { ObservationTable } from './ObservationTable';
-import { formatClock, formatMs } from '../../tracker/ttl';
+import { formatClock, formatMs } from '../../format/time';
 import { ProgressBar } from './ProgressBar';
 import { TaskTime } from './TaskTime';
 import { compactJson } from './call-args';

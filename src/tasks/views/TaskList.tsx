@@ -11,7 +11,7 @@ import { TASK_STATUSES } from '../../mcp';
 import { usePollingHealth, useTaskListStatus, useTasks } from '../tasks-store';
 import { refreshTaskList, trackSeenTasks, trackTaskId } from '../actions';
 import { countByFilter, visibleTaskIds, type ListFilter } from '../../tracker/list-filter';
-import { formatMs } from '../../tracker/ttl';
+import { formatMs } from '../../format/time';
 import { AUTO_TRACK_PER_MINUTE } from '../../tracker/limits';
 import { TaskRow } from './TaskRow';
 import { focusRing } from '../../ui/Button';

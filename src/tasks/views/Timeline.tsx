@@ -1,6 +1,7 @@
 import type { CSSProperties } from 'react';
 import { useNow } from '../../state/clock';
-import { formatClock, formatMs, localTaskTimes } from '../../tracker/ttl';
+import { localTaskTimes } from '../../tracker/ttl';
+import { formatClock, formatMs } from '../../format/time';
 import { buildTimeline, type MarkKind, type PollStep } from '../../tracker/timeline-model';
 import { useTaskSnapshot } from '../hooks';
 import { useTasks } from '../tasks-store';

@@ -1,5 +1,7 @@
 import { useNow } from '../../state/clock';
-import { formatClock, formatDuration, formatMs, NOTABLE_CLOCK_OFFSET_MS, ttlPhase } from '../../tracker/ttl';
+import { ttlPhase } from '../../tracker/ttl';
+import { NOTABLE_CLOCK_OFFSET_MS } from '../../tracker/clock-offset';
+import { formatClock, formatDuration, formatMs } from '../../format/time';
 import type { TaskSnapshot } from '../../mcp';
 import { useTasks } from '../tasks-store';
 

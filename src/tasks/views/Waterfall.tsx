@@ -7,7 +7,7 @@ import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
 import { useTasks } from '../tasks-store';
 import { taskSegments, timelineStart } from '../../tracker/timeline-model';
-import { formatMs } from '../../tracker/ttl';
+import { formatMs } from '../../format/time';
 import { statusFill } from './StatusBadge';
 
 /** Thin rows, so a screen holds a hundred tasks and a thousand scroll by in a few pages. */

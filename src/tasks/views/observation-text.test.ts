@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TimelineEntry } from '../../tracker/task-store';
-import { formatClock } from '../../tracker/ttl';
+import { formatClock } from '../../format/time';
 import { observationsText, type Row } from './observation-text';
 
 describe('the observation table as text', () => {

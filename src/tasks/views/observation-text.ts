@@ -1,6 +1,6 @@
 import { describeSources } from '../../tracker/timeline-model';
 import type { TimelineEntry, TrackedTask } from '../../tracker/task-store';
-import { formatClock } from '../../tracker/ttl';
+import { formatClock } from '../../format/time';
 
 export function statusCell(entry: TimelineEntry): string {
   switch (entry.kind) {
