@@ -19,8 +19,9 @@ const tiers = [
   ['ui'],
   ['state'],
   ['results', 'inbox', 'traffic'],
+  ['tools'], // runs a tool and keeps its form's drafts; a task's "Run again" fills them
   ['tasks'],
-  ['connection', 'tools', 'trace', 'report'],
+  ['connection', 'trace', 'report'],
   ['app'],
 ];
 const below = Object.fromEntries(

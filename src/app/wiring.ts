@@ -4,7 +4,8 @@ import type { Batch } from '../engine/messages';
 import { useConnection } from '../state/connection';
 import { useInbox } from '../inbox/inbox-store';
 import { useTraffic } from '../traffic/traffic-store';
-import { resetTaskRecords, tasksStore, usePollingHealth, useTaskListStatus } from '../tasks/tasks-store';
+import { startPageRecords } from '../tasks/page-records';
+import { tasksStore, usePollingHealth, useTaskListStatus } from '../tasks/tasks-store';
 import { applyTaskChanges } from '../tracker/task-changes';
 import { queryKeys } from '../tracker/query-keys';
 import { usePreferences } from '../state/preferences';
@@ -33,7 +34,7 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
     if (tasksConnection !== batch.connectionId) {
       const previous = tasksConnection;
       tasksConnection = batch.connectionId;
-      resetTaskRecords();
+      startPageRecords('all');
       if (previous) queryClient.removeQueries({ queryKey: queryKeys.connection(previous) });
     }
     if (batch.replay) useReplay.setState({ news: batch.replay });

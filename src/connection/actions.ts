@@ -1,9 +1,7 @@
 import { getEngine } from '../bridge/engine-bridge';
 import type { Health } from '../engine/messages';
 import type { RelayRoute, ResumeSession, ServerDescription } from '../mcp';
-import { resetTaskRecords } from '../tasks/tasks-store';
-import { useTraffic } from '../traffic/traffic-store';
-import { useInbox } from '../inbox/inbox-store';
+import { clearLog, startPageRecords } from '../tasks/page-records';
 import { usePreferences } from '../state/preferences';
 import { useSelection } from '../state/selection';
 import { useConnection } from '../state/connection';
@@ -64,14 +62,10 @@ export async function connect(
 ): Promise<void> {
   const url = parseReceiverUrl(rawUrl);
   const id = useConnection.getState().id + 1;
-  const replayId = useReplay.getState().connectionId;
+  // The trace's rows are not this receiver's: the log and the inbox start from what it sends. (A replay
+  // started from clean stores, so its log holds nothing else.)
+  const leavingReplay = useReplay.getState().connectionId !== undefined;
   endReplay();
-  if (replayId !== undefined) {
-    // The trace's rows are not this receiver's: the log and the inbox start from what it sends. (A replay
-    // started from clean stores, so the log holds nothing else.)
-    useTraffic.getState().clear();
-    useInbox.setState((s) => ({ items: s.items.filter((i) => i.connectionId !== replayId) }));
-  }
   if (!url) {
     useConnection.setState({
       id,
@@ -84,7 +78,7 @@ export async function connect(
     });
     // The previous receiver must not go on being polled unseen behind this error; its session is left to
     // expire (a typo is no reason to end it).
-    resetTaskRecords();
+    startPageRecords(leavingReplay ? 'none' : 'all');
     await getEngine().request({ type: 'disconnect', end: false });
     return;
   }
@@ -110,12 +104,7 @@ export async function connect(
   });
   recordUse(href, headers);
   const { pollingPaused, minPollIntervalMs, preserveLog } = usePreferences.getState();
-  resetTaskRecords();
-  if (preserveLog) {
-    // History brings this receiver's traffic and answered requests back; what the page shows of others goes.
-    useTraffic.getState().clear();
-    useInbox.setState((s) => ({ items: s.items.filter((i) => i.state === 'pending') }));
-  }
+  startPageRecords(leavingReplay ? 'none' : preserveLog ? 'pending' : 'all');
   let relay: RelayRoute | undefined;
   if (viaRelay) {
     const route = await fetchRelayRoute();
@@ -199,8 +188,7 @@ export function applyHealth(health: Health): void {
 /** Clear, as in devtools: ended tasks, traffic and answered requests go, here and in storage; live tasks stay. */
 export async function clearHistory(): Promise<void> {
   await getEngine().request({ type: 'clearHistory' });
-  useTraffic.getState().clear();
-  useInbox.setState((s) => ({ items: s.items.filter((i) => i.state === 'pending') }));
+  clearLog('pending');
 }
 
 /** The receiver a page load should connect to: ?server= wins, then the demo receiver. */

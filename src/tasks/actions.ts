@@ -1,27 +1,9 @@
-import type { ClassifiedError, Normalised, TaskResultSnapshot, ToolInfo } from '../mcp';
+import type { ClassifiedError } from '../mcp';
 import { getEngine } from '../bridge/engine-bridge';
 import { useSelection } from '../state/selection';
 import { useConnection } from '../state/connection';
 import type { TaskCall } from '../tracker/task-store';
-import { draftFromCall } from './tasks-store';
-
-export type RunOutcome =
-  | { ok: true; taskId: string }
-  /** The receiver answered at once instead of creating a task (2026-07-28 lets it decide). */
-  | { ok: true; taskId?: undefined; answer: Normalised<TaskResultSnapshot> }
-  | { ok: false; error: ClassifiedError };
-
-/** tools/call as a task; the new task is tracked and shown. Running never waits for earlier runs. */
-export async function runToolAsTask(
-  tool: ToolInfo,
-  args: Record<string, unknown>,
-  ttl?: number,
-): Promise<RunOutcome> {
-  const outcome = await getEngine().request({ type: 'run', tool, args, ttl });
-  if (outcome.ok && outcome.taskId !== undefined)
-    useSelection.getState().select({ kind: 'task', taskId: outcome.taskId });
-  return outcome;
-}
+import { draftFromCall } from '../tools/run-drafts';
 
 /** Follows a task by id (from another client, a log, a colleague): polled at once to learn what it is. */
 export async function trackTaskId(rawId: string): Promise<boolean> {
@@ -58,14 +40,6 @@ export function refetchResult(taskId: string): void {
 /** tasks/list, every page: new tasks are tracked, known ones updated. */
 export async function refreshTaskList(): Promise<void> {
   await getEngine().request({ type: 'syncList' });
-}
-
-export type CallOutcome =
-  { ok: true; answer: Normalised<TaskResultSnapshot> } | { ok: false; error: ClassifiedError };
-
-/** A plain tools/call (no task), for tools that forbid tasks or allow both. */
-export function callToolPlain(tool: ToolInfo, args: Record<string, unknown>): Promise<CallOutcome> {
-  return getEngine().request({ type: 'callPlain', tool, args });
 }
 
 /** Follows a task from another session's history in this one: asked at once whether the receiver knows it here. */

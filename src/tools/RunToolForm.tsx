@@ -4,7 +4,7 @@ import { Button } from '../ui/Button';
 import { ErrorNote } from '../ui/Panel';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { whyNotTask, type ClassifiedError, type ServerTaskSupport, type ToolInfo } from '../mcp';
-import { callToolPlain, runToolAsTask } from '../tasks/actions';
+import { callToolPlain, runToolAsTask } from './run-actions';
 import { ResultBody } from '../results/ResultBody';
 import { useShallow } from 'zustand/react/shallow';
 import { useInbox } from '../inbox/inbox-store';
@@ -15,8 +15,8 @@ import { SchemaFields, inputClass } from '../ui/SchemaFields';
 import { TaskSupportBadge } from './TaskSupportBadge';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
-import { draftKey, saveRunDraft, useRunDrafts } from '../tasks/tasks-store';
-import { sayNames, valuesFromArgs } from '../tasks/views/call-args';
+import { draftKey, saveRunDraft, useRunDrafts } from './run-drafts';
+import { sayNames, valuesFromArgs } from './call-args';
 
 type PlainCall =
   | { state: 'idle' }

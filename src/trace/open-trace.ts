@@ -4,9 +4,7 @@ import { MAX_TRACE_BYTES } from '../engine/trace/schema';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
-import { resetTaskRecords } from '../tasks/tasks-store';
-import { useTraffic } from '../traffic/traffic-store';
-import { useInbox } from '../inbox/inbox-store';
+import { startPageRecords } from '../tasks/page-records';
 
 const refuse = (errors: string[]) => useReplay.setState({ errors, warnings: undefined, opening: false });
 
@@ -14,9 +12,7 @@ const refuse = (errors: string[]) => useReplay.setState({ errors, warnings: unde
 function freshConnection(): number {
   const id = useConnection.getState().id + 1;
   useReplay.setState({ connectionId: id });
-  resetTaskRecords();
-  useTraffic.getState().clear();
-  useInbox.setState({ items: [] });
+  startPageRecords('none');
   return id;
 }
 

@@ -17,7 +17,7 @@ import { ObservationTable } from './ObservationTable';
 import { formatClock, formatMs } from '../../format/time';
 import { ProgressBar } from './ProgressBar';
 import { TaskTime } from './TaskTime';
-import { compactJson } from './call-args';
+import { compactJson } from '../../tools/call-args';
 import { useConnection } from '../../state/connection';
 import { useReplay } from '../../state/replay';
 import { useShallow } from 'zustand/react/shallow';

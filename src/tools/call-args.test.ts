@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildValues, fieldsFromSchema } from '../../ui/schema-form';
+import { buildValues, fieldsFromSchema } from '../ui/schema-form';
 import { compactJson, sayNames, valuesFromArgs } from './call-args';
 
 const schema = {

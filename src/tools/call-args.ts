@@ -1,4 +1,4 @@
-import type { Field, FormValues } from '../../ui/schema-form';
+import type { Field, FormValues } from '../ui/schema-form';
 
 /** Characters of a call's arguments shown before the view is cut (the whole stays in "Run again"). */
 export const ARGS_SHOWN_CHARS = 4000;
