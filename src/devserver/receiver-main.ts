@@ -1,14 +1,8 @@
 import express from 'express';
 import { createDemoReceiver } from './demo/receiver.js';
 import { createDemoReceiver2026 } from './demo-2026/receiver.js';
-import {
-  allowedHostsFromEnv,
-  hostAllowList,
-  listenOnLoopback,
-  plainErrors,
-  plainNotFound,
-  portFromEnv,
-} from './http-server.js';
+import { listenOnLoopback, plainErrors, plainNotFound, portFromEnv } from './http-server.js';
+import { allowedHostsFromEnv, plainGuard } from './guard.js';
 
 // The demo receivers alone, for other MCP clients (or a Taskscope served elsewhere): 2025-11-25 at /mcp
 // (POST/GET/DELETE, sessions), 2026-07-28 with the tasks extension at /mcp-2026 (POST only, no sessions).
@@ -27,7 +21,7 @@ const receiver = createDemoReceiver(receiverOptions);
 const receiver2026 = createDemoReceiver2026(receiverOptions);
 app.use('/mcp-2026', receiver2026.router);
 app.use('/mcp', receiver.router);
-app.use(hostAllowList(allowedHosts), plainNotFound, plainErrors);
+app.use(plainGuard({ allowedHosts, pages: 'local' }), plainNotFound, plainErrors);
 const listening = await listenOnLoopback(app, portFromEnv('PORT', 3001));
 console.log(
   `Taskscope demo receiver on ${listening.url}/mcp (2025-11-25) and ${listening.url}/mcp-2026 (2026-07-28, tasks extension)`,

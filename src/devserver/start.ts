@@ -5,16 +5,8 @@ import { createServer } from 'node:http';
 import express from 'express';
 import { createDemoReceiver, type DemoReceiver } from './demo/receiver.js';
 import { createDemoReceiver2026, type DemoReceiver2026 } from './demo-2026/receiver.js';
-import {
-  allowedHostsFromEnv,
-  hostAllowList,
-  listenOnLoopback,
-  plainErrors,
-  plainNotFound,
-  portFromEnv,
-  sameOriginOnly,
-  type Listening,
-} from './http-server.js';
+import { listenOnLoopback, plainErrors, plainNotFound, portFromEnv, type Listening } from './http-server.js';
+import { allowedHostsFromEnv, plainGuard } from './guard.js';
 import { createRelay, newRelayToken } from './relay/route.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -63,8 +55,8 @@ export async function startApp({
   const receiver2026 = createDemoReceiver2026({ allowedHosts });
   app.use('/demo/mcp', receiver.router);
   app.use('/demo/mcp-2026', receiver2026.router);
-  app.use(hostAllowList(allowedHosts));
-  app.use(sameOriginOnly(allowedHosts));
+  // Everything else here is Taskscope's own page and what only it may ask for.
+  app.use(plainGuard({ allowedHosts, pages: 'own' }));
 
   const httpServer = createServer(app);
   const relay = createRelay({

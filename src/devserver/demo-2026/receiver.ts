@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { REQUEST_BODY_LIMIT } from '../demo/receiver.js';
-import { receiverGuard } from '../receiver-guard.js';
+import { receiverGuard } from '../guard.js';
 import { jsonRpcErrors, sendJsonRpcError, serveThroughFetch, setCorsHeaders } from './http.js';
 import { createTaskListen } from './listen.js';
 import { demoServerFactory2026 } from './server.js';

@@ -13,9 +13,8 @@ import { InMemoryTaskMessageQueue } from '@modelcontextprotocol/sdk/experimental
 import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DemoTaskStore } from './task-store.js';
 import { registerDemoTools } from './tools.js';
-import { receiverGuard } from '../receiver-guard.js';
+import { receiverGuard } from '../guard.js';
 import { createHostileHandler, type HostileHandler } from '../hostile/receiver.js';
-export { isAllowedOrigin } from '../receiver-guard.js';
 
 export const DEMO_SERVER_INFO = {
   name: 'taskscope-demo',

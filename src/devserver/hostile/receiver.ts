@@ -10,6 +10,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { refusal } from '../guard.js';
 import { listenOnLoopback } from '../http-server.js';
 import {
   CASE_NAMES,
@@ -21,8 +22,6 @@ import {
   Held,
   type HostileReceiver,
   isId,
-  isLoopbackHost,
-  isLoopbackOrigin,
   isRecord,
   lookup,
   makeTask,
@@ -349,20 +348,21 @@ export function createHostileHandler(): HostileHandler & { reset(name?: CaseName
       res.destroy();
       return false;
     }
-    // DNS rebinding: a foreign page re-pointing its name at 127.0.0.1 still sends its own Host.
-    if (!isLoopbackHost(req.headers.host)) {
-      res.writeHead(403, { 'Content-Type': 'text/plain' }).end('Forbidden: Host is not a loopback name\n');
+    // Only pages on this machine, and no rebinding name: a hostile receiver for tests, not for the network.
+    const refused = refusal(req.headers, { allowedHosts: [], pages: 'local' });
+    if (refused?.what === 'host') {
+      res.writeHead(403, { 'Content-Type': 'text/plain' }).end(`Forbidden: ${refused.message}\n`);
       return false;
     }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !isLoopbackOrigin(origin)) {
+    if (refused) {
       sendJson(res, 403, {
         jsonrpc: '2.0',
         id: null,
-        error: { code: -32000, message: `Origin ${origin} is not allowed by this receiver` },
+        error: { code: -32000, message: `Forbidden: ${refused.message}` },
       });
       return false;
     }
+    const origin = req.headers.origin;
     if (origin !== undefined) {
       res.setHeader('Access-Control-Allow-Origin', origin);
       res.setHeader('Vary', 'Origin');

@@ -106,8 +106,6 @@ export const RETRY_AFTER_SECONDS = 4000;
 export const RETRY_AFTER_MS = 4_000_000;
 
 export const TERMINAL = new Set<TaskStatus>(['completed', 'failed', 'cancelled']);
-export const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
 export const CORS_ALLOW_HEADERS =
   'content-type, mcp-session-id, mcp-protocol-version, authorization, last-event-id, accept';
 // Retry-After too: it is not a CORS-safelisted response header, so without it a page never sees the hint.
@@ -308,24 +306,6 @@ export function startSse(res: ServerResponse): void {
 
 export const sseMessage = (eventId: string | number, message: unknown) =>
   `event: message\nid: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`;
-
-export function isLoopbackOrigin(origin: string): boolean {
-  try {
-    const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(url.hostname);
-  } catch {
-    return false;
-  }
-}
-
-export function isLoopbackHost(host: string | undefined): boolean {
-  if (!host || /[\s/\\?#@]/.test(host)) return false;
-  try {
-    return LOOPBACK_HOSTS.has(new URL(`http://${host}`).hostname);
-  } catch {
-    return false;
-  }
-}
 
 /** The body as text, or null when it is over the limit (drained, not kept). */
 export function readBody(req: IncomingMessage): Promise<string | null> {

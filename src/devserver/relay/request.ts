@@ -5,7 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Request } from 'express';
-import { isAllowedHost, isOwnOrigin } from '../http-server.js';
+import { refusal } from '../guard.js';
 
 /** Compares in constant time, so the answer's timing says nothing about how much of a guess was right. */
 export function tokenChecker(token: string): (given: string | string[] | undefined) => boolean {
@@ -19,13 +19,7 @@ export function tokenChecker(token: string): (given: string | string[] | undefin
 
 /** Our own page, or no browser page at all: Sec-Fetch-Site is absent outside browsers. */
 export function isFromOwnPage(req: Request, allowedHosts: readonly string[]): boolean {
-  const { origin, host } = req.headers;
-  const site = req.headers['sec-fetch-site'];
-  return (
-    isAllowedHost(host, allowedHosts) &&
-    (origin === undefined || isOwnOrigin(origin, host, allowedHosts)) &&
-    (site === undefined || site === 'same-origin' || site === 'none')
-  );
+  return refusal(req.headers, { allowedHosts, pages: 'own', fetchSite: true }) === undefined;
 }
 
 /** The whole request body, or undefined once it passes `limit` (the rest is then dropped as it comes). */
