@@ -29,6 +29,8 @@ const below = Object.fromEntries(
 );
 /** Node only, beside the layers: the demo receivers, the start server and its relay. */
 below.devserver = ['format', 'mcp'];
+/** Node only: the `taskscope` command, over the engine and the servers (no page code). */
+below.cli = ['format', 'mcp', 'tracker', 'rules', 'engine', 'devserver'];
 const layerZones = Object.entries(below).map(([layer, allowed]) => ({
   target: `./src/${layer}`,
   from: './src',
@@ -90,7 +92,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/devserver/**', 'test/**', 'bench/**', '*.config.ts', '.ci/**', '**/*.mjs'],
+    files: ['src/devserver/**', 'src/cli/**', 'test/**', 'bench/**', '*.config.ts', '.ci/**', '**/*.mjs'],
     languageOptions: { globals: globals.node },
   },
   {

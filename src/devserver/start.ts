@@ -5,8 +5,8 @@ import { createServer } from 'node:http';
 import express from 'express';
 import { createDemoReceiver, type DemoReceiver } from './demo/receiver.js';
 import { createDemoReceiver2026, type DemoReceiver2026 } from './demo-2026/receiver.js';
-import { listenOnLoopback, plainErrors, plainNotFound, portFromEnv, type Listening } from './http-server.js';
-import { allowedHostsFromEnv, plainGuard } from './guard.js';
+import { listenOnLoopback, plainErrors, plainNotFound, type Listening } from './http-server.js';
+import { plainGuard } from './guard.js';
 import { createRelay, newRelayToken } from './relay/route.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -117,21 +117,4 @@ export async function startApp({
       await listening.close();
     },
   };
-}
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const dev = process.argv.includes('--dev');
-  const started = await startApp({
-    port: portFromEnv('PORT', 5173),
-    dev,
-    allowedHosts: allowedHostsFromEnv(),
-    // Lets parallel e2e runs each serve their own build (test/e2e/run.mjs).
-    ...(process.env.TASKSCOPE_DIST ? { staticDir: path.resolve(process.env.TASKSCOPE_DIST) } : {}),
-  });
-  console.log(
-    `Taskscope ${dev ? '(dev) ' : ''}on ${started.url}/  (demo receivers: ${started.url}/demo/mcp for 2025-11-25, ${started.url}/demo/mcp-2026 for 2026-07-28)`,
-  );
-  const stop = () => void started.close().then(() => process.exit(0));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }

@@ -1,0 +1,5 @@
+/** `taskscope check`: not built yet (issue #22). */
+export async function run(_argv: string[]): Promise<number> {
+  console.error('taskscope check: not available yet');
+  return 2;
+}

@@ -1,0 +1,5 @@
+/** `taskscope serve`: not built yet (issue #22). */
+export async function run(_argv: string[]): Promise<number> {
+  console.error('taskscope serve: not available yet');
+  return 2;
+}

@@ -1,0 +1,28 @@
+/**
+ * `taskscope`: the one command. With no subcommand it starts the page's server (what `npm start` serves);
+ * `check`, `watch` and `serve` work without a browser. Each command returns its exit code; nothing here
+ * calls process.exit but this file, so every command can be run and tested in-process.
+ */
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+export type Command = (argv: string[]) => Promise<number>;
+
+const commands: Record<string, () => Promise<Command>> = {
+  check: async () => (await import('./commands/check.js')).run,
+  watch: async () => (await import('./commands/watch.js')).run,
+  serve: async () => (await import('./commands/serve.js')).run,
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  const load = first !== undefined ? commands[first] : undefined;
+  if (load) return (await load())(rest);
+  return (await import('./commands/start.js')).run(argv);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const code = await main(process.argv.slice(2));
+  // A command that started a server returns only once it has stopped; the rest end here.
+  process.exitCode = code;
+}
