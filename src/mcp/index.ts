@@ -19,3 +19,4 @@ export * from './tasks-api';
 export * from './protocol-rules';
 export * from './guarded-fetch';
 export { limitJson, cutText, isObject } from './json';
+export * from './bounded-lists';

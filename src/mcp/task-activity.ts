@@ -1,3 +1,4 @@
+import { BoundedLists } from './bounded-lists';
 import { cutText, isObject } from './json';
 import { RELATED_TASK_META } from './protocol-rules';
 import { isTaskProgressToken, type Notification } from './session';
@@ -17,15 +18,13 @@ const MAX_EARLY_PER_TOKEN = 20;
 export class ProgressTokens {
   private readonly byToken = new Map<string, string>();
   /** Progress on one of our tokens before its task id was known: a receiver reports as it starts. */
-  private readonly early = new Map<string, TaskActivity[]>();
+  private readonly early = new BoundedLists<TaskActivity>(MAX_EARLY_TOKENS, MAX_EARLY_PER_TOKEN);
 
   /** Binds a token to its task; returns what was reported on it before. */
   bind(token: string, taskId: string): TaskActivity[] {
     this.byToken.set(token, taskId);
     if (this.byToken.size > MAX_TOKENS) this.byToken.delete(this.byToken.keys().next().value as string);
-    const early = this.early.get(token) ?? [];
-    this.early.delete(token);
-    return early;
+    return this.early.take(token);
   }
 
   taskOf(token: unknown): string | undefined {
@@ -34,13 +33,7 @@ export class ProgressTokens {
 
   /** Holds a report on a token of ours that is not bound yet. */
   hold(token: string, activity: TaskActivity): void {
-    let list = this.early.get(token);
-    if (!list) {
-      this.early.set(token, (list = []));
-      if (this.early.size > MAX_EARLY_TOKENS) this.early.delete(this.early.keys().next().value as string);
-    }
-    list.push(activity);
-    if (list.length > MAX_EARLY_PER_TOKEN) list.shift();
+    this.early.add(token, activity);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { TaskActivity } from '../mcp';
+import { BoundedLists, type TaskActivity } from '../mcp';
 import { appendEntry, updateTask, type TasksStore } from './task-store';
 import type { Clock } from './tracker-types';
 
@@ -21,7 +21,7 @@ export interface ActivityIntakeDeps {
  * they only feed its bar and its timeline, each under a cap of its own.
  */
 export class ActivityIntake {
-  private readonly early = new Map<string, TaskActivity[]>();
+  private readonly early = new BoundedLists<TaskActivity>(MAX_EARLY_TASKS, MAX_EARLY_PER_TASK);
 
   constructor(private readonly deps: ActivityIntakeDeps) {}
 
@@ -34,7 +34,7 @@ export class ActivityIntake {
     if (this.deps.isDisposed()) return;
     if (!this.deps.isTracked(taskId)) {
       // A log line naming a task usually comes before the create answer that makes it known: hold it.
-      this.hold(taskId, activity);
+      this.early.add(taskId, activity);
       return;
     }
     const at = this.deps.clock.now();
@@ -52,20 +52,6 @@ export class ActivityIntake {
 
   /** The task is known now: what came for it before is applied, in the order it came. */
   release(taskId: string): void {
-    const early = this.early.get(taskId);
-    if (early) {
-      this.early.delete(taskId);
-      for (const activity of early) this.receive(taskId, activity);
-    }
-  }
-
-  private hold(taskId: string, activity: TaskActivity): void {
-    let list = this.early.get(taskId);
-    if (!list) {
-      this.early.set(taskId, (list = []));
-      if (this.early.size > MAX_EARLY_TASKS) this.early.delete(this.early.keys().next().value as string);
-    }
-    list.push(activity);
-    if (list.length > MAX_EARLY_PER_TASK) list.shift();
+    for (const activity of this.early.take(taskId)) this.receive(taskId, activity);
   }
 }
