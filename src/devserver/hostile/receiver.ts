@@ -8,7 +8,6 @@
  *
  * Every timer belongs to a held-open request or stream and stops with it; `close()` ends them all.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { refusal } from '../guard.js';
 import { listenOnLoopback } from '../http-server.js';
@@ -18,30 +17,22 @@ import {
   type CaseState,
   CORS_ALLOW_HEADERS,
   CORS_EXPOSE_HEADERS,
-  defaultList,
   Held,
   type HostileReceiver,
   isId,
   isRecord,
-  lookup,
-  makeTask,
   MAX_ARRIVALS,
   MAX_TRACKED_IDS,
   newCounter,
-  POLL_MS,
-  PROTOCOL_VERSION,
   readBody,
-  relatedMeta,
-  result,
   type Rpc,
-  rpcError,
   sendJson,
   startSse,
   STREAM_PING_MS,
-  TERMINAL,
 } from './wire.js';
 import { CASE_DESCRIPTIONS, buildSpecs } from './cases.js';
 import { FAULT_DESCRIPTIONS, faultSpec, parseFaults, type FaultName } from './faults.js';
+import { answerMethod } from './methods.js';
 
 export {
   CASE_NAMES,
@@ -174,124 +165,7 @@ export function createHostileHandler(): HostileHandler & { reset(name?: CaseName
     c.spec.onStreamOpen?.(c, stream);
   };
 
-  const request = (rpc: Rpc, method: string): void => {
-    const { c, res, id, params } = rpc;
-    switch (method) {
-      case 'initialize':
-        return result(
-          res,
-          id,
-          {
-            protocolVersion: PROTOCOL_VERSION,
-            capabilities: {
-              tools: {},
-              tasks: c.spec.tasksCapability ?? { list: {}, cancel: {}, requests: { tools: { call: {} } } },
-            },
-            serverInfo: { name: `hostile-${c.name}`, version: '0' },
-            instructions: `Taskscope's hostile receiver, case "${c.name}": ${c.description}. It misbehaves on purpose, to test clients.`,
-          },
-          { 'Mcp-Session-Id': `hostile-${c.name}-${randomUUID()}` },
-        );
-      case 'ping':
-        return result(res, id, {});
-      case 'tools/list':
-        return result(res, id, {
-          tools: c.spec.tools?.() ?? [
-            {
-              name: 'job',
-              description: `Starts a task on the hostile receiver's "${c.name}" case; it works for ever.`,
-              inputSchema: { type: 'object', properties: {} },
-              execution: { taskSupport: 'required' },
-            },
-          ],
-        });
-      case 'tools/call': {
-        if (c.spec.call) return c.spec.call(rpc);
-        if (params.name !== 'job') return rpcError(res, id, -32602, `Unknown tool: ${String(params.name)}`);
-        if (!isRecord(params.task)) return rpcError(res, id, -32601, 'Tool job must be called as a task');
-        const task = makeTask(`${c.name}-job-${++c.created}-${randomBytes(3).toString('hex')}`, Date.now(), {
-          pollInterval: c.spec.newTaskPollInterval ?? POLL_MS,
-          statusMessage: 'started by tools/call; works for ever',
-        });
-        c.listed.push(task);
-        c.byId.set(task.taskId, task);
-        return result(res, id, { task });
-      }
-      case 'tasks/list': {
-        const cursor = params.cursor;
-        if (cursor !== undefined && typeof cursor !== 'string')
-          return rpcError(res, id, -32602, 'Invalid cursor');
-        return (c.spec.list ?? defaultList)(rpc, cursor);
-      }
-      case 'tasks/get': {
-        const taskId = params.taskId;
-        if (typeof taskId !== 'string') return rpcError(res, id, -32602, 'taskId must be a string');
-        countGet(c, taskId);
-        const task = lookup(c, taskId);
-        if (c.spec.get) return c.spec.get(rpc, task);
-        return task
-          ? result(res, id, task)
-          : rpcError(res, id, -32602, `Task not found: ${taskId.slice(0, 100)}`);
-      }
-      case 'tasks/result': {
-        const taskId = params.taskId;
-        if (typeof taskId !== 'string') return rpcError(res, id, -32602, 'taskId must be a string');
-        const task = lookup(c, taskId);
-        if (!task) return rpcError(res, id, -32602, `Task not found: ${taskId.slice(0, 100)}`);
-        if (c.spec.result?.(rpc, task)) return;
-        if (task.status === 'completed' || task.status === 'failed') {
-          const failed = task.status === 'failed';
-          return result(res, id, {
-            content: [{ type: 'text', text: failed ? 'The job failed.' : 'The job is done.' }],
-            isError: failed,
-            _meta: relatedMeta(taskId),
-          });
-        }
-        if (task.status === 'cancelled')
-          return rpcError(res, id, -32602, `Task ${taskId} has no result stored`);
-        // A live task: block until it ends (only a cancel ends one here) or the receiver closes.
-        let waiting = c.waiters.get(taskId);
-        if (!waiting) c.waiters.set(taskId, (waiting = new Set()));
-        const set = waiting;
-        const waiter: Held = new Held(
-          held,
-          c,
-          res,
-          () => {
-            set.delete(waiter);
-            if (set.size === 0 && c.waiters.get(taskId) === set) c.waiters.delete(taskId);
-          },
-          id,
-        );
-        set.add(waiter);
-        return;
-      }
-      case 'tasks/cancel': {
-        const taskId = params.taskId;
-        if (typeof taskId !== 'string') return rpcError(res, id, -32602, 'taskId must be a string');
-        if (c.spec.cancel) return c.spec.cancel(rpc);
-        const task = lookup(c, taskId);
-        if (!task) return rpcError(res, id, -32602, `Task not found: ${taskId.slice(0, 100)}`);
-        if (TERMINAL.has(task.status)) {
-          return rpcError(res, id, -32602, `Cannot cancel task ${taskId}: it is already ${task.status}`);
-        }
-        task.status = 'cancelled';
-        task.statusMessage = 'Cancelled by request';
-        task.lastUpdatedAt = new Date().toISOString();
-        c.byId.set(taskId, task);
-        for (const waiter of [...(c.waiters.get(taskId) ?? [])]) {
-          waiter.answer(200, {
-            jsonrpc: '2.0',
-            id: waiter.requestId,
-            error: { code: -32602, message: `Task ${taskId} was cancelled: no result stored` },
-          });
-        }
-        return result(res, id, task);
-      }
-      default:
-        return rpcError(res, id, -32601, `Method not found: ${method}`);
-    }
-  };
+  const request = (rpc: Rpc, method: string): void => answerMethod(rpc, method, { held, countGet });
 
   const post = async (c: CaseState, req: IncomingMessage, res: ServerResponse) => {
     c.counter.POST++;
