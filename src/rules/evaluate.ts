@@ -7,6 +7,7 @@ import { buildContext, type Context, type Judgement, type ReportInput } from './
 import type { ReportCard, RuleId, RuleResult, Verdict } from './report-types';
 import { rulesFor, strengthFor } from './catalogue';
 import * as task from './task-rules';
+import * as capability from './capability-rules';
 import * as wire from './wire-rules';
 
 export type { ReportInput } from './evidence';
@@ -27,15 +28,15 @@ const JUDGES: Record<RuleId, (ctx: Context) => Judgement> = {
   'pushes-consistent': task.pushesConsistent,
   'pushes-sent': task.pushesSent,
   'unknown-task-error': wire.unknownTaskError,
-  'capability-absent-error': wire.capabilityAbsentError,
-  'undeclared-method-refused': wire.undeclaredMethodRefused,
+  'capability-absent-error': capability.capabilityAbsentError,
+  'undeclared-method-refused': capability.undeclaredMethodRefused,
   'rate-limit-retry-after': wire.rateLimitRetryAfter,
-  'capability-tasks-list': wire.capabilityTasksList,
-  'capability-tasks-cancel': wire.capabilityTasksCancel,
-  'tool-task-support': wire.toolTaskSupport,
+  'capability-tasks-list': capability.capabilityTasksList,
+  'capability-tasks-cancel': capability.capabilityTasksCancel,
+  'tool-task-support': capability.toolTaskSupport,
   'terminal-cancel-refused': wire.terminalCancelRefused,
   'requested-ttl-honoured': task.requestedTtlHonoured,
-  'list-paging': wire.listPaging,
+  'list-paging': capability.listPaging,
 };
 
 const BROKEN: Record<'MUST' | 'SHOULD' | 'MAY', Verdict> = { MUST: 'fail', SHOULD: 'warn', MAY: 'info' };

@@ -190,3 +190,9 @@ export const taskIdOf = (params: Record<string, unknown>): string | undefined =>
 export function shortTime(ms: number): string {
   return new Date(ms).toISOString().slice(11, 23);
 }
+
+/** An answer the rules can read: a JSON-RPC error, or a result object (never an empty or odd body). */
+export const judgeable = (x: Exchange) => x.error !== undefined || x.result !== undefined;
+
+/** How an exchange was answered, in a reason's words: its error code, or "with a result". */
+export const answeredWith = (x: Exchange): string => (x.error ? String(x.error.code) : 'with a result');
