@@ -1,8 +1,7 @@
 import { memo, useCallback, useLayoutEffect, useRef } from 'react';
-import { useVirtualizer } from '@tanstack/react-virtual';
 import { ArrowDownLeft, ArrowUpRight } from 'lucide-react';
 import { focusRing } from '../ui/Button';
-import { useVirtualListNavigation } from '../ui/useVirtualListNavigation';
+import { VirtualRows } from '../ui/VirtualRows';
 import { formatClock } from '../format/time';
 import { indexOfRow, type TrafficRow } from './rows';
 import { formatBytes } from '../format/bytes';
@@ -114,15 +113,6 @@ export function TrafficTable({
   const scrollRef = useRef<HTMLDivElement | null>(null);
   /** The row at the top of the view and how far into it: what stays put when rows come and go. */
   const anchor = useRef<{ n: number; offset: number } | null>(null);
-  // eslint-disable-next-line react-hooks/incompatible-library
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 10,
-    getItemKey: (index) => rows[index]?.n ?? index,
-  });
-
   const noteAnchor = useCallback(() => {
     const element = scrollRef.current;
     if (!element) return;
@@ -145,51 +135,30 @@ export function TrafficTable({
     noteAnchor();
   }, [rows, following, noteAnchor]);
 
-  const setScroll = useVirtualListNavigation(
-    scrollRef,
-    rows.length,
-    (index) => virtualizer.scrollToIndex(index),
-    (row) => row.querySelector<HTMLElement>('[data-keynav-item]'),
-  );
-
   return (
-    <div
-      ref={setScroll}
-      role="rowgroup"
-      className="min-h-0 flex-1 overflow-y-auto"
-      data-testid="traffic-rows"
-      onScroll={noteAnchor}
-      // A person scrolling up (wheel, or the scroll bar itself) means to read: stop following.
-      onWheel={(e) => {
-        if (e.deltaY < 0 && follow) onUnfollow();
+    <VirtualRows
+      items={rows}
+      rowHeight={ROW_HEIGHT}
+      overscan={10}
+      itemKey={(row) => row.n}
+      testId="traffic-rows"
+      scrollRef={scrollRef}
+      focusTarget={(row) => row.querySelector<HTMLElement>('[data-keynav-item]')}
+      scrollProps={{
+        role: 'rowgroup',
+        onScroll: noteAnchor,
+        // A person scrolling up (wheel, or the scroll bar itself) means to read: stop following.
+        onWheel: (e) => {
+          if (e.deltaY < 0 && follow) onUnfollow();
+        },
+        onPointerDown: (e) => {
+          if (e.target === e.currentTarget && follow) onUnfollow();
+        },
       }}
-      onPointerDown={(e) => {
-        if (e.target === e.currentTarget && follow) onUnfollow();
-      }}
-    >
-      <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-        {virtualizer.getVirtualItems().map((item) => {
-          const row = rows[item.index];
-          if (!row) return null;
-          return (
-            <div
-              key={item.key}
-              data-index={item.index}
-              style={{
-                position: 'absolute',
-                top: 0,
-                left: 0,
-                right: 0,
-                height: ROW_HEIGHT,
-                transform: `translateY(${item.start}px)`,
-              }}
-            >
-              <Row row={row} index={item.index} selected={row.n === selected} onOpen={onOpen} />
-            </div>
-          );
-        })}
-      </div>
-    </div>
+      renderRow={(row, index) => (
+        <Row row={row} index={index} selected={row.n === selected} onOpen={onOpen} />
+      )}
+    />
   );
 }
 

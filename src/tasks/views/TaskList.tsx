@@ -198,7 +198,7 @@ export function TaskList() {
         </EmptyState>
       ) : (
         <VirtualRows
-          ids={ids}
+          items={ids}
           rowHeight={48}
           testId="task-list"
           renderRow={(taskId) => <TaskRow taskId={taskId} />}

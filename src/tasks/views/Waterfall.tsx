@@ -100,7 +100,7 @@ export function Waterfall() {
         <span>now</span>
       </div>
       <VirtualRows
-        ids={order}
+        items={order}
         rowHeight={ROW_PX}
         overscan={20}
         testId="waterfall-scroll"
