@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { McpSession, TasksApi, type ToolInfo } from '../src/mcp';
-import { createQueryClient } from '../src/tracker/query-client';
+import { createQueryClient } from '../src/tracker/queries';
 import { TaskTracker } from '../src/tracker/tracker';
 import type { ObservationEntry, TrackedTask } from '../src/tracker/task-store';
 
@@ -57,7 +57,11 @@ async function runOnce(url: string, n: number): Promise<void> {
   const session = await McpSession.connect({ url, requestTimeoutMs: 120_000, fetch: benchFetch });
   const api = new TasksApi(session);
   const tool = (await api.listTools()).tools.find((t) => t.name === 'slow_job') as ToolInfo;
-  const tracker = new TaskTracker({ api, queryClient: createQueryClient(), connectionId: 1 });
+  const tracker = new TaskTracker({
+    api,
+    queryClient: createQueryClient({ sharing: false }),
+    connectionId: 1,
+  });
 
   // The window opens with the first create. Each task is asked to end at a fixed point in the second half of
   // the window, whenever it was created, so all are live together and results are measured under full load.

@@ -7,7 +7,7 @@ import { useTraffic } from '../traffic/traffic-store';
 import { startPageRecords } from '../tasks/page-records';
 import { tasksStore, usePollingHealth, useTaskListStatus } from '../tasks/tasks-store';
 import { applyTaskChanges } from '../tracker/task-changes';
-import { queryKeys } from '../tracker/query-keys';
+import { queryKeys } from '../tracker/queries';
 import { usePreferences } from '../state/preferences';
 import { applyHealth } from '../connection/actions';
 import { applyCheckNews, openReportWhenConnected } from '../report/report-store';

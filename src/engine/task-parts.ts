@@ -1,5 +1,5 @@
 import type { QueryCacheNotifyEvent, QueryClient } from '@tanstack/query-core';
-import { queryKeys } from '../tracker/query-keys';
+import { queryKeys } from '../tracker/queries';
 import { TaskChangeCollector } from '../tracker/task-changes';
 import type { TaskTracker } from '../tracker/tracker';
 import type { Batch } from './messages';

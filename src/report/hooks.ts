@@ -6,7 +6,7 @@ import { useConnection } from '../state/connection';
 import { useNow } from '../state/clock';
 import { tasksStore } from '../tasks/tasks-store';
 import { trafficEventsOf } from '../traffic/traffic-store';
-import { queryKeys } from '../tracker/query-keys';
+import { queryKeys } from '../tracker/queries';
 import { countVerdicts, evaluateReport, judgeTogether } from '../rules/evaluate';
 import type { ActiveCheckState, ReportCard } from '../rules/report-types';
 import { currentCheck, useReport } from './report-store';

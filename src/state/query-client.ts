@@ -1,4 +1,4 @@
-import { createQueryClient } from '../tracker/query-client';
+import { createQueryClient } from '../tracker/queries';
 
 /**
  * The page's cache: tool lists it asks for, and task snapshots and results the engine's batches put there.

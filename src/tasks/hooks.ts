@@ -1,6 +1,6 @@
 import { skipToken, useQuery } from '@tanstack/react-query';
 import { useConnection } from '../state/connection';
-import { queryKeys } from '../tracker/query-keys';
+import { queryKeys } from '../tracker/queries';
 import type { TaskResultSnapshot, TaskSnapshot, Normalised } from '../mcp';
 
 /** The latest snapshot the engine sent for this task; reading it never sends anything. */

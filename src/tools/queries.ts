@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import { queryKeys } from '../tracker/query-keys';
+import { queryKeys } from '../tracker/queries';
 import { getEngine } from '../bridge/engine-bridge';
 
 export const toolsQuery = (connectionId: number) =>

@@ -9,7 +9,7 @@ import { useConnection } from '../state/connection';
 import { useInbox, type InboxItem, type SentAnswer } from '../inbox/inbox-store';
 import { trafficEventsOf } from '../traffic/traffic-store';
 import { tasksStore } from '../tasks/tasks-store';
-import { queryKeys } from '../tracker/query-keys';
+import { queryKeys } from '../tracker/queries';
 import type { TrackedTask } from '../tracker/task-store';
 import type { TraceSources } from './export-trace';
 

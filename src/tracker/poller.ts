@@ -1,6 +1,6 @@
 import type { QueryClient } from '@tanstack/query-core';
 import { classifyError, nextBackoff, type ClassifiedError, type Normalised, type TaskSnapshot } from '../mcp';
-import { queryKeys } from './query-keys';
+import { queryKeys } from './queries';
 import { pollDelay } from './poll-timing';
 import { MAX_PURGE_PROBES, nextProbe } from './poll-timing';
 import { appendEntry, updateTask, type ObservationSource, type TasksStore } from './task-store';

@@ -8,7 +8,7 @@ import {
   type Warning,
   backoffForAttempt,
 } from '../mcp';
-import { queryKeys } from './query-keys';
+import { queryKeys } from './queries';
 import {
   appendEntry,
   noteDialect,

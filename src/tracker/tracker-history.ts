@@ -1,7 +1,7 @@
 import type { QueryClient } from '@tanstack/query-core';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot } from '../mcp';
 import type { TaskPoller } from './poller';
-import { queryKeys } from './query-keys';
+import { queryKeys } from './queries';
 import type { TasksStore, TimelineEntry, TrackedTask } from './task-store';
 import type { Clock } from './tracker-types';
 

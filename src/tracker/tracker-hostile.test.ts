@@ -6,7 +6,7 @@ import { rpcError } from '../../test/fixtures/shapes';
 import { AUTO_TRACK_PER_MINUTE, MAX_POLLED_TASKS } from './limits';
 import { RequestScheduler } from './request-scheduler';
 import { TaskTracker } from './tracker';
-import { createQueryClient } from './query-client';
+import { createQueryClient } from './queries';
 import { normaliseTask } from '../mcp';
 import { MAX_TIMER_MS } from './tracker-types';
 

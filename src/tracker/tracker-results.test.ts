@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createQueryClient } from './query-client';
+import { createQueryClient } from './queries';
 import { normaliseTask } from '../mcp';
 import { TaskTracker } from './tracker';
 import { rawTask } from '../../test/helpers/scripted-receiver';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createQueryClient } from './query-client';
+import { createQueryClient } from './queries';
 import { TaskTracker, type RestoredTask } from './tracker';
 import { newTrackedTask, type TrackedTask } from './task-store';
 import { ScriptedReceiver, rawTask } from '../../test/helpers/scripted-receiver';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createQueryClient } from './query-client';
+import { createQueryClient, queryKeys } from './queries';
 import { HttpStatusError } from '../mcp/errors';
 import { TaskTracker } from './tracker';
 import { rawTask } from '../../test/helpers/scripted-receiver';
@@ -50,6 +50,17 @@ describe('TaskTracker polling', () => {
     start();
     await vi.advanceTimersByTimeAsync(20_000);
     expect(polls()).toBe(1);
+  });
+
+  it('keeps each snapshot once: the Worker query cache holds the very object the tracker merged', async () => {
+    start();
+    const cached = () => ctx.queryClient.getQueryData(queryKeys.task(1, 't1'));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(polls()).toBe(1);
+    expect(cached()).toBe(ctx.tracker.snapshot('t1'));
+    ctx.receiver.push('notifications/tasks/status', rawTask({ statusMessage: 'pushed' }));
+    expect(ctx.tracker.snapshot('t1')?.statusMessage).toBe('pushed');
+    expect(cached()).toBe(ctx.tracker.snapshot('t1'));
   });
 
   it('a push updates at once and does not bring the next poll forward', async () => {

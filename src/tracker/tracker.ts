@@ -8,7 +8,7 @@ import {
   type Normalised,
   type TaskSnapshot,
 } from '../mcp';
-import { queryKeys } from './query-keys';
+import { queryKeys } from './queries';
 import { TaskPoller } from './poller';
 import { ResultFetcher } from './result-fetcher';
 import {
@@ -178,8 +178,9 @@ export class TaskTracker {
   }
 
   /**
-   * The latest merged snapshot. The query cache holds the same value (fetchQuery's data, or setQueryData);
-   * this map is read several times per poll, where hashing a query key each time showed up in profiles.
+   * The latest merged snapshot. The Worker's query cache holds the same object (fetchQuery's data, or
+   * setQueryData; its client shares no structure, so it makes no copy); this map is read several times per
+   * poll, where hashing a query key each time showed up in profiles.
    */
   snapshot(taskId: string): TaskSnapshot | undefined {
     return this.snapshots.get(taskId);

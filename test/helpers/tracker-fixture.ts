@@ -1,5 +1,6 @@
+import type { QueryClient } from '@tanstack/query-core';
 import { afterEach, beforeEach, expect, vi } from 'vitest';
-import { createQueryClient } from '../../src/tracker/query-client';
+import { createQueryClient } from '../../src/tracker/queries';
 import { normaliseTask } from '../../src/mcp';
 import { TaskTracker, type TrackerSettings } from '../../src/tracker/tracker';
 import type { TrackedTask } from '../../src/tracker/task-store';
@@ -8,6 +9,8 @@ import { ScriptedReceiver, rawTask } from './scripted-receiver';
 export interface TrackerContext {
   receiver: ScriptedReceiver;
   tracker: TaskTracker;
+  /** The Worker's query cache, as the engine makes it (no structural sharing). */
+  queryClient: QueryClient;
   settings: TrackerSettings;
 }
 
@@ -21,7 +24,8 @@ export function trackerFixture() {
     vi.useFakeTimers({ now: Date.parse('2026-11-30T10:00:00.000Z') });
     ctx.receiver = new ScriptedReceiver();
     ctx.settings = { paused: false, minPollIntervalMs: 0 };
-    ctx.tracker = new TaskTracker({ api: ctx.receiver, queryClient: createQueryClient(), connectionId: 1 });
+    ctx.queryClient = createQueryClient({ sharing: false });
+    ctx.tracker = new TaskTracker({ api: ctx.receiver, queryClient: ctx.queryClient, connectionId: 1 });
   });
   afterEach(() => {
     ctx.tracker.dispose();
@@ -31,9 +35,10 @@ export function trackerFixture() {
   /** Tracks task t1 as just created, with the fixture's settings. */
   const start = (initial = rawTask()) => {
     ctx.tracker.dispose();
+    ctx.queryClient = createQueryClient({ sharing: false });
     ctx.tracker = new TaskTracker({
       api: ctx.receiver,
-      queryClient: createQueryClient(),
+      queryClient: ctx.queryClient,
       connectionId: 1,
       settings: () => ctx.settings,
     });

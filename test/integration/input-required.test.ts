@@ -6,8 +6,8 @@ import {
   type TaskResultSnapshot,
   type Normalised,
 } from '../../src/mcp';
-import { createQueryClient } from '../../src/tracker/query-client';
-import { queryKeys } from '../../src/tracker/query-keys';
+import { createQueryClient } from '../../src/tracker/queries';
+import { queryKeys } from '../../src/tracker/queries';
 import { TaskTracker } from '../../src/tracker/tracker';
 import { startDemoReceiver, startEverything, type RunningReceiver } from '../helpers/receivers';
 import { waitFor } from '../helpers/wait';

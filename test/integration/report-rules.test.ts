@@ -10,8 +10,8 @@ import {
   type ToolInfo,
   type TrafficEvent,
 } from '../../src/mcp';
-import { createQueryClient } from '../../src/tracker/query-client';
-import { queryKeys } from '../../src/tracker/query-keys';
+import { createQueryClient } from '../../src/tracker/queries';
+import { queryKeys } from '../../src/tracker/queries';
 import { TaskTracker } from '../../src/tracker/tracker';
 import type { TrackedTask } from '../../src/tracker/task-store';
 import { evaluateReport, type ReportInput } from '../../src/rules/evaluate';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpSession, TasksApi, type ToolInfo } from '../../src/mcp';
-import { createQueryClient } from '../../src/tracker/query-client';
+import { createQueryClient } from '../../src/tracker/queries';
 import { TaskTracker } from '../../src/tracker/tracker';
 import type { TrackedTask } from '../../src/tracker/task-store';
 import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';

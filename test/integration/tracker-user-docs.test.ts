@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpSession, TasksApi, classifyError, type ToolInfo } from '../../src/mcp';
-import { createQueryClient } from '../../src/tracker/query-client';
-import { queryKeys } from '../../src/tracker/query-keys';
+import { createQueryClient } from '../../src/tracker/queries';
+import { queryKeys } from '../../src/tracker/queries';
 import { TaskTracker } from '../../src/tracker/tracker';
 import { startUserDocsReceiver, type UserDocsReceiver } from '../helpers/user-docs-receiver';
 import { waitFor } from '../helpers/wait';

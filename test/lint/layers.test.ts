@@ -19,7 +19,7 @@ describe('the layer rule', () => {
     expect(
       await lint(
         'src/mcp/probe.ts',
-        "import { queryKeys } from '../tracker/query-keys';\nexport const x = queryKeys;\n",
+        "import { queryKeys } from '../tracker/queries';\nexport const x = queryKeys;\n",
       ),
     ).toContain('import-x/no-restricted-paths');
     expect(
@@ -43,7 +43,7 @@ describe('the layer rule', () => {
     expect(
       await lint(
         'src/devserver/probe.ts',
-        "import { queryKeys } from '../tracker/query-keys.js';\nexport const x = queryKeys;\n",
+        "import { queryKeys } from '../tracker/queries.js';\nexport const x = queryKeys;\n",
       ),
     ).toContain('import-x/no-restricted-paths');
     expect(
@@ -88,7 +88,7 @@ describe('the layer rule', () => {
     expect(
       await lint(
         'src/tools/probe.ts',
-        "import { queryKeys } from '../tracker/query-keys';\nexport const x = queryKeys;\n",
+        "import { queryKeys } from '../tracker/queries';\nexport const x = queryKeys;\n",
       ),
     ).toEqual([]);
   });

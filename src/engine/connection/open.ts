@@ -5,7 +5,7 @@ import {
   forTrafficLog,
   type TrafficSeqCounter,
 } from '../../mcp';
-import { createQueryClient } from '../../tracker/query-client';
+import { createQueryClient } from '../../tracker/queries';
 import { RequestScheduler } from '../../tracker/request-scheduler';
 import { TaskTracker } from '../../tracker/tracker';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../tracker/poll-timing';
@@ -40,7 +40,7 @@ export function openConnection(command: ConnectCommand, deps: OpenDeps): Connect
   const api = new ReceiverTasksApi(holder);
   // The notification stream holds one connection while it is open (connection-watch.ts resizes this).
   const scheduler = new RequestScheduler({ slots: CONNECTIONS_PER_ORIGIN - 2 });
-  const queryClient = createQueryClient();
+  const queryClient = createQueryClient({ sharing: false });
   const conn: Connection = {
     id: command.connectionId,
     command,

@@ -1,7 +1,7 @@
 import type { QueryClient } from '@tanstack/query-core';
 import type { Normalised, TaskResultSnapshot, TrafficEvent } from '../../mcp';
 import { TaskChangeCollector } from '../../tracker/task-changes';
-import { queryKeys } from '../../tracker/query-keys';
+import { queryKeys } from '../../tracker/queries';
 import type { TaskTracker } from '../../tracker/tracker';
 import type { HistoryDb, HistoryWrite } from '.';
 import type { HistoryNews, InboxEvent } from '../messages';

@@ -1,6 +1,6 @@
 import type { QueryClient } from '@tanstack/query-core';
 import type { TrafficEvent } from '../../mcp';
-import { createQueryClient } from '../../tracker/query-client';
+import { createQueryClient } from '../../tracker/queries';
 import { TaskTracker } from '../../tracker/tracker';
 import type { ObservationEntry } from '../../tracker/task-store';
 import type { InboxEvent, ReplayNews, ReplaySpeed } from '../messages';
@@ -96,7 +96,7 @@ export class ReplaySession {
     this.settle = options.settle ?? macrotask;
     this.clock = new VirtualClock(trace.startedAt, options.real);
     this.end = replayEnd(trace);
-    this.queryClient = createQueryClient();
+    this.queryClient = createQueryClient({ sharing: false });
     this.port = new RecordedPort(trace.tasks, this.clock.now, (taskId) => this.tracker.isTracked(taskId));
     this.tracker = new TaskTracker({
       api: this.port,
