@@ -1,18 +1,15 @@
 // @vitest-environment jsdom
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { REMEMBERED_HEADERS_KEY, createSavedReceivers, type SavedReceiversApi } from './saved-receivers';
 import { SavedReceivers } from './SavedReceivers';
 import { installKeymap } from '../ui/keymap';
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+import { reactRoot } from '../../test/helpers/react-root';
 
 const A = 'http://127.0.0.1:3001/mcp';
 const B = 'https://example.com/mcp';
 
-let root: Root;
-let container: HTMLElement;
+const view = reactRoot();
 let api: SavedReceiversApi;
 // Escape comes through the app's one keymap, as on the page.
 let uninstall: () => void;
@@ -21,18 +18,13 @@ beforeEach(() => {
   localStorage.clear();
   sessionStorage.clear();
   api = createSavedReceivers({ local: localStorage, session: sessionStorage });
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
 });
 afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
   uninstall();
 });
 
-const $ = <T extends Element = HTMLElement>(selector: string) => container.querySelector<T>(selector);
-const rows = () => [...container.querySelectorAll<HTMLElement>('[data-testid="saved-receiver-row"]')];
+const $ = <T extends Element = HTMLElement>(selector: string) => view.container.querySelector<T>(selector);
+const rows = () => [...view.container.querySelectorAll<HTMLElement>('[data-testid="saved-receiver-row"]')];
 const row = (url: string) => rows().find((r) => r.dataset.url === url)!;
 const click = (element: Element | null | undefined) => act(() => (element as HTMLElement).click());
 
@@ -41,7 +33,7 @@ function render(props: {
   currentUrl?: string;
 }) {
   act(() =>
-    root.render(
+    view.root.render(
       <SavedReceivers onPick={props.onPick ?? (() => {})} currentUrl={props.currentUrl ?? ''} api={api} />,
     ),
   );
@@ -175,7 +167,7 @@ describe('SavedReceivers', () => {
     api.reload();
     render({});
     open();
-    expect(container.querySelector('img, #bold')).toBeNull();
+    expect(view.container.querySelector('img, #bold')).toBeNull();
     expect(rows()[0]!.textContent).toContain('<b id="bold">hi</b>');
   });
 });

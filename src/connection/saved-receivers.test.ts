@@ -8,28 +8,7 @@ import {
   defaultName,
   parseReceivers,
 } from './saved-receivers';
-
-class MemoryStorage implements Storage {
-  readonly items = new Map<string, string>();
-  get length() {
-    return this.items.size;
-  }
-  clear() {
-    this.items.clear();
-  }
-  getItem(key: string) {
-    return this.items.get(key) ?? null;
-  }
-  key(index: number) {
-    return [...this.items.keys()][index] ?? null;
-  }
-  removeItem(key: string) {
-    this.items.delete(key);
-  }
-  setItem(key: string, value: string) {
-    this.items.set(key, String(value));
-  }
-}
+import { MemoryStorage } from '../../test/helpers/memory-storage';
 
 class ThrowingStorage extends MemoryStorage {
   override getItem(): string | null {

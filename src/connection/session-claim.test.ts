@@ -9,28 +9,7 @@ import {
   storedSession,
   type ClaimChannel,
 } from './session-claim';
-
-class MemoryStorage implements Storage {
-  readonly items = new Map<string, string>();
-  get length() {
-    return this.items.size;
-  }
-  clear() {
-    this.items.clear();
-  }
-  getItem(key: string) {
-    return this.items.get(key) ?? null;
-  }
-  key(index: number) {
-    return [...this.items.keys()][index] ?? null;
-  }
-  removeItem(key: string) {
-    this.items.delete(key);
-  }
-  setItem(key: string, value: string) {
-    this.items.set(key, String(value));
-  }
-}
+import { MemoryStorage } from '../../test/helpers/memory-storage';
 
 const A = 'http://127.0.0.1:3001/mcp';
 const B = 'https://example.com/mcp';

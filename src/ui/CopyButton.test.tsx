@@ -1,21 +1,14 @@
 // @vitest-environment jsdom
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CopyButton } from './CopyButton';
+import { reactRoot } from '../../test/helpers/react-root';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let root: Root;
-let container: HTMLElement;
+const view = reactRoot();
 beforeEach(() => {
   vi.useFakeTimers();
-  container = document.body.appendChild(document.createElement('div'));
-  root = createRoot(container);
 });
 afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
   vi.useRealTimers();
   vi.unstubAllGlobals();
 });
@@ -26,18 +19,18 @@ function clipboard(writeText: ((text: string) => Promise<void>) | undefined) {
 
 async function click() {
   await act(async () => {
-    container.querySelector('button')!.click();
+    view.container.querySelector('button')!.click();
   });
 }
 
-const button = () => container.querySelector('button')!;
+const button = () => view.container.querySelector('button')!;
 
 describe('CopyButton', () => {
   it('copies, says "Copied" for a moment, then goes back', async () => {
     const writeText = vi.fn(() => Promise.resolve());
     clipboard(writeText);
     const build = vi.fn(() => '{"big":true}');
-    act(() => root.render(<CopyButton text={build} title="Copy the JSON" />));
+    act(() => view.root.render(<CopyButton text={build} title="Copy the JSON" />));
     expect(build).not.toHaveBeenCalled();
     await click();
     expect(writeText).toHaveBeenCalledWith('{"big":true}');
@@ -50,7 +43,7 @@ describe('CopyButton', () => {
 
   it('says when the clipboard refused, with the reason in the title', async () => {
     clipboard(() => Promise.reject(new Error('Write permission denied.')));
-    act(() => root.render(<CopyButton text="x" label="Copy id" />));
+    act(() => view.root.render(<CopyButton text="x" label="Copy id" />));
     expect(button().textContent).toBe('Copy id');
     await click();
     expect(button().textContent).toBe('Copy failed');
@@ -61,7 +54,7 @@ describe('CopyButton', () => {
 
   it('says so on a page with no clipboard at all', async () => {
     clipboard(undefined);
-    act(() => root.render(<CopyButton text="x" />));
+    act(() => view.root.render(<CopyButton text="x" />));
     await click();
     expect(button().title).toBe('Copy failed: this page has no clipboard access');
   });

@@ -1,8 +1,7 @@
 // @vitest-environment jsdom
 import { Profiler, act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { QueryClientProvider } from '@tanstack/react-query';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '../../tracker/queries';
 import { queryKeys } from '../../tracker/queries';
 import { newTrackedTask, type TrackedTask } from '../../tracker/task-store';
@@ -10,8 +9,7 @@ import { applyTaskChanges } from '../../tracker/task-changes';
 import { useConnection } from '../../state/connection';
 import { tasksStore } from '../tasks-store';
 import { TaskRow } from './TaskRow';
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+import { reactRoot } from '../../../test/helpers/react-root';
 
 const record = (taskId: string, over: Partial<TrackedTask> = {}) => {
   const { entries: _entries, ...task } = newTrackedTask({
@@ -25,18 +23,10 @@ const record = (taskId: string, over: Partial<TrackedTask> = {}) => {
   return task;
 };
 
-let root: Root;
-let container: HTMLElement;
+const view = reactRoot();
 beforeEach(() => {
   useConnection.setState({ id: 1 });
   tasksStore.setState({ tasks: new Map(), order: [], version: 0 });
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-});
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
 });
 
 describe('TaskRow', () => {
@@ -51,7 +41,7 @@ describe('TaskRow', () => {
     });
     const renders = { A: 0, B: 0 };
     act(() =>
-      root.render(
+      view.root.render(
         <QueryClientProvider client={queryClient}>
           {(['A', 'B'] as const).map((id) => (
             <Profiler key={id} id={id} onRender={() => renders[id]++}>
@@ -62,7 +52,7 @@ describe('TaskRow', () => {
       ),
     );
     const afterMount = { ...renders };
-    expect(container.querySelector('[data-task-id="A"]')?.textContent).toContain('alpha');
+    expect(view.container.querySelector('[data-task-id="A"]')?.textContent).toContain('alpha');
 
     // One batch: task B was polled (a new record, a new timeline entry) and its snapshot changed.
     act(() => {
@@ -86,6 +76,6 @@ describe('TaskRow', () => {
     });
     expect(renders.A).toBe(afterMount.A);
     expect(renders.B).toBeGreaterThan(afterMount.B);
-    expect(container.querySelector('[data-task-id="B"]')?.textContent).toContain('completed');
+    expect(view.container.querySelector('[data-task-id="B"]')?.textContent).toContain('completed');
   });
 });
