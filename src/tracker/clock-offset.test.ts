@@ -2,16 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { ClockOffsetEstimator, estimateClockOffset } from './clock-offset';
 import type { TaskSnapshot } from '../mcp';
 
-const snap = (over: Partial<TaskSnapshot> = {}): TaskSnapshot => ({
+/** A snapshot whose server timestamp is `lastUpdatedAtMs`: all the clock reads of an answer. */
+const stamped = (lastUpdatedAtMs: number): TaskSnapshot => ({
   taskId: 't',
   status: 'working',
-  createdAt: '2026-11-30T10:00:00.000Z',
-  createdAtMs: 1000,
-  lastUpdatedAtMs: 1000,
-  ttl: 60_000,
-  pollInterval: 1000,
   shape: 'flat',
-  ...over,
+  lastUpdatedAtMs,
 });
 
 describe('estimateClockOffset', () => {
@@ -25,15 +21,11 @@ describe('estimateClockOffset', () => {
 describe('ClockOffsetEstimator', () => {
   it('learns from fresh timestamps only, each task giving the freshest lower bound', () => {
     const clock = new ClockOffsetEstimator();
-    expect(clock.note('a', snap({ lastUpdatedAtMs: 5000 }), undefined, 1000)).toEqual({ offset: 4000 });
-    expect(clock.note('a', snap({ lastUpdatedAtMs: 5000 }), snap({ lastUpdatedAtMs: 5000 }), 9000)).toEqual(
-      {},
-    );
+    expect(clock.note('a', stamped(5000), undefined, 1000)).toEqual({ offset: 4000 });
+    expect(clock.note('a', stamped(5000), stamped(5000), 9000)).toEqual({});
     // 6000 − 3000 = 3000 is below the 4000 already known for this task: no change.
-    expect(clock.note('a', snap({ lastUpdatedAtMs: 6000 }), snap({ lastUpdatedAtMs: 5000 }), 3000)).toEqual(
-      {},
-    );
-    expect(clock.note('a', snap({ lastUpdatedAtMs: 9500 }), snap({ lastUpdatedAtMs: 6000 }), 5000)).toEqual({
+    expect(clock.note('a', stamped(6000), stamped(5000), 3000)).toEqual({});
+    expect(clock.note('a', stamped(9500), stamped(6000), 5000)).toEqual({
       offset: 4500,
     });
     expect(clock.count).toBe(1);
@@ -43,18 +35,13 @@ describe('ClockOffsetEstimator', () => {
     const clock = new ClockOffsetEstimator();
     const day = 86_400_000;
     const now = 1_000_000;
-    clock.note('ok-1', snap({ lastUpdatedAtMs: now + 200 }), undefined, now);
-    const future = clock.note('ahead', snap({ lastUpdatedAtMs: now + day }), undefined, now);
+    clock.note('ok-1', stamped(now + 200), undefined, now);
+    const future = clock.note('ahead', stamped(now + day), undefined, now);
     // Two tasks: the one nearer our own clock wins, and the other is flagged.
     expect(future.offset).toBeUndefined();
     expect(future.outlierMs).toBe(day - 200);
-    clock.note('ok-2', snap({ lastUpdatedAtMs: now + 300 }), undefined, now);
-    const again = clock.note(
-      'ahead',
-      snap({ lastUpdatedAtMs: now + day + 1000 }),
-      snap({ lastUpdatedAtMs: now + day }),
-      now + 1000,
-    );
+    clock.note('ok-2', stamped(now + 300), undefined, now);
+    const again = clock.note('ahead', stamped(now + day + 1000), stamped(now + day), now + 1000);
     expect(again.offset).toBeUndefined();
     expect(again.outlierMs).toBeGreaterThan(day - 1000);
   });
@@ -64,7 +51,7 @@ describe('ClockOffsetEstimator', () => {
     const ahead = 5 * 60_000;
     let offset: number | undefined;
     for (const id of ['a', 'b', 'c'])
-      offset = clock.note(id, snap({ lastUpdatedAtMs: 10_000 + ahead }), undefined, 10_000).offset ?? offset;
+      offset = clock.note(id, stamped(10_000 + ahead), undefined, 10_000).offset ?? offset;
     expect(offset).toBe(ahead);
   });
 });
