@@ -1,30 +1,19 @@
 import type { QueryClient } from '@tanstack/query-core';
-import {
-  classifyError,
-  hasResult,
-  isTerminal,
-  sequenceWarnings,
-  type ClassifiedError,
-  type Normalised,
-  type TaskSnapshot,
-} from '../mcp';
-import { queryKeys } from './queries';
+import { classifyError, type ClassifiedError, type Normalised, type TaskSnapshot } from '../mcp';
 import { TaskPoller } from './poller';
 import { ResultFetcher } from './result-fetcher';
 import {
   appendEntry,
   createTasksStore,
   newTrackedTask,
-  noteDialect,
   updateTask,
   type InputEntry,
   type ObservationSource,
   type TasksStore,
   type TrackedTask,
 } from './task-store';
-import { mergeSnapshot } from './merge';
+import { AnswerIntake, type AnswerMeta } from './answers';
 import { unlimitedScheduler } from './request-scheduler';
-import { DEFAULT_POLL_INTERVAL_MS } from './poll-timing';
 import { MAX_POLLED_TASKS } from './limits';
 import { PushIntake } from './push-intake';
 import { SessionLifecycle } from './tracker-sessions';
@@ -81,6 +70,7 @@ export class TaskTracker {
   private readonly openResultForInput: () => boolean;
   private readonly sessionId: () => string | undefined;
   private readonly plainCalls: PlainCallGate;
+  private readonly answers: AnswerIntake;
 
   constructor(deps: TrackerDeps) {
     this.sessionId = deps.sessionId ?? (() => undefined);
@@ -136,6 +126,18 @@ export class TaskTracker {
       isDisposed: () => this.disposed,
     });
     this.clockCheck = new ClockCheck(this.store);
+    this.answers = new AnswerIntake({
+      store: this.store,
+      clock: this.clock,
+      queryClient: this.queryClient,
+      connectionId: this.connectionId,
+      snapshots: this.snapshots,
+      clockCheck: this.clockCheck,
+      sessions: this.sessions,
+      poller: this.poller,
+      results: this.results,
+      openResultForInput: this.openResultForInput,
+    });
     this.history = new TrackerHistory({
       store: this.store,
       clock: this.clock,
@@ -341,90 +343,12 @@ export class TaskTracker {
     this.results.dispose();
   }
 
-  /**
-   * Merges one answer into what we know, records it on the timeline, and acts on it: a first terminal status
-   * stops polling and fetches the result in this same tick.
-   */
+  /** Merges one answer and acts on it (answers.ts). */
   private observe(
     taskId: string,
     update: Normalised<TaskSnapshot | null>,
-    meta: {
-      source: ObservationSource;
-      sentAt?: number;
-      latencyMs?: number;
-      intervalMs?: number;
-      /** A poll that was answered: whatever backoff the errors before it built up is over. */
-      answered?: boolean;
-    },
+    meta: AnswerMeta,
   ): TaskSnapshot | undefined {
-    const at = this.clock.now();
-    const previous = this.snapshot(taskId);
-    const value = update.value;
-    // Pushes and tasks/list entries were read without this task's history; check their sequence here.
-    const warnings = [...update.warnings];
-    if (value && (meta.source === 'notification' || meta.source === 'list')) {
-      warnings.push(...sequenceWarnings(value, previous));
-    }
-    const merged = value ? mergeSnapshot(previous, value) : previous;
-    if (merged) this.snapshots.set(taskId, merged);
-    // tasks/get is where the dialects differ (the create answer is {task} in both).
-    if (value && (meta.source === 'poll' || value.shape === 'v2')) {
-      noteDialect(this.store, value.shape === 'v2' ? 'v2' : value.shape === 'wrapped' ? 'user-docs' : 'spec');
-    }
-    if (value) this.clockCheck.check(taskId, value, previous, at, meta.source, warnings);
-    // Whatever answers now comes from the current session: the receiver knows the task here.
-    const fromReceiver = meta.answered || meta.source === 'list' || meta.source === 'notification';
-    const movedHere = fromReceiver && this.sessions.knownHere(taskId, at);
-    const task = this.store.getState().tasks.get(taskId);
-    if (!task) return merged;
-    const becameTerminal = task.lifecycle === 'live' && isTerminal(merged?.status);
-    const askedForInput =
-      task.lifecycle === 'live' &&
-      merged?.status === 'input_required' &&
-      (previous?.status !== 'input_required' || movedHere);
-    updateTask(this.store, taskId, (t) => ({
-      ...appendEntry(t, {
-        kind: 'observation',
-        at,
-        source: meta.source,
-        sentAt: meta.sentAt,
-        latencyMs: meta.latencyMs,
-        intervalMs: meta.intervalMs,
-        status: value?.status ?? null,
-        statusMessage: value?.statusMessage,
-        lastUpdatedAt: value?.lastUpdatedAt,
-        createdAt: value?.createdAt,
-        ttl: value?.ttl,
-        pollInterval: value?.pollInterval,
-        warnings,
-      }),
-      status: merged?.status ?? t.status,
-      lifecycle: becameTerminal ? 'terminal' : t.lifecycle,
-      notificationCount: t.notificationCount + (meta.source === 'notification' ? 1 : 0),
-      ...(meta.answered ? { backoffMs: 0, lastError: undefined } : {}),
-      warningCount: t.warningCount + warnings.length,
-    }));
-    if (merged && meta.source !== 'poll' && meta.source !== 'probe') {
-      this.queryClient.setQueryData(queryKeys.task(this.connectionId, taskId), merged);
-    }
-    if (becameTerminal && merged) this.onTerminal(taskId, merged);
-    else if (
-      merged &&
-      meta.source !== 'poll' &&
-      meta.source !== 'probe' &&
-      (merged.pollInterval ?? DEFAULT_POLL_INTERVAL_MS) > (previous?.pollInterval ?? DEFAULT_POLL_INTERVAL_MS)
-    ) {
-      // A push or a listing asked for a longer interval: the timer set from the shorter one would poll
-      // sooner than asked. Re-arm it from now (only ever later, so a push still never brings a poll forward).
-      this.poller.schedule(taskId);
-    }
-    if (askedForInput && this.openResultForInput()) this.results.openForInput(taskId);
-    return merged;
-  }
-
-  private onTerminal(taskId: string, snapshot: TaskSnapshot): void {
-    this.poller.stop(taskId);
-    if (hasResult(snapshot.status)) this.results.fetch(taskId);
-    this.poller.scheduleProbe(taskId);
+    return this.answers.observe(taskId, update, meta);
   }
 }
