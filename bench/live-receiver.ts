@@ -7,7 +7,9 @@
  * event loop is busy with Playwright's CDP traffic, and an arrival stamped there would carry that delay. In a
  * child the stamps are taken on an event loop that does nothing else. Both servers listen on 127.0.0.1 only.
  *
- * - mcp server: POST /mcp (MCP), POST /bare (a trivial JSON-RPC answer for the bare fetch capacity loop)
+ * - mcp server: POST /mcp (MCP), GET /mcp (the notification stream: `notifications/tasks/status` at every
+ *   task's transition, as SDK receivers push while it is open), POST /bare (a trivial JSON-RPC answer for the
+ *   bare fetch capacity loop). tasks/list pages 200 tasks at a time.
  * - host server: GET / a blank page on another origin, from which the capacity loop fetches /bare cross-origin
  *   with the headers the app sends, so it pays the same CORS rules the app's polls do.
  */
@@ -20,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 
 export const POLL_INTERVAL_MS = 1000;
 const TTL_MS = 600_000;
-const LIST_PAGE = 100;
+const LIST_PAGE = 200;
 const COMPLETE_AFTER_MS: [number, number] = [30_000, 90_000];
 
 /** Status codes in the log. */
@@ -45,6 +47,11 @@ export interface ReceiverLog {
   taskIds: string[];
   preflights: number;
   otherRequests: Record<string, number>;
+  /** notifications/tasks/status frames written, over every open stream */
+  pushesSent: number;
+  /** per task: when its completion was first pushed on an open stream (Infinity: never) */
+  pushedAt: Float64Array;
+  streamsOpen: number;
 }
 
 interface Task {
@@ -113,6 +120,27 @@ export function createLiveReceiver() {
   let other: Record<string, number> = {};
   const bareArrivals: number[] = [];
   const waitingResults = new Set<ReturnType<typeof setTimeout>>();
+  /** Open GET streams, each sent every status push. */
+  const streams = new Set<ServerResponse>();
+  const transitionTimers = new Set<ReturnType<typeof setTimeout>>();
+  let pushesSent = 0;
+  let pushedAt = new Map<string, number>();
+  const push = (task: Task) => {
+    if (streams.size > 0 && !pushedAt.has(task.id)) pushedAt.set(task.id, performance.now());
+    const frame = `event: message\ndata: ${JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'notifications/tasks/status',
+      params: wireTask(task, performance.now()),
+    })}\n\n`;
+    for (const stream of streams) {
+      stream.write(frame);
+      pushesSent++;
+    }
+  };
+  const clearTransitions = () => {
+    for (const timer of transitionTimers) clearTimeout(timer);
+    transitionTimers.clear();
+  };
 
   const statusOf = (task: Task, now: number): number => {
     if (task.cancelledAt !== undefined && task.cancelledAt < task.completesAt) return STATUS.cancelled;
@@ -254,8 +282,20 @@ export function createLiveReceiver() {
       send(req, res, 200);
       return;
     }
+    if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/mcp') {
+      res.writeHead(200, {
+        ...corsHeaders(req),
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-cache',
+        Connection: 'keep-alive',
+      });
+      res.write(': open\n\n');
+      streams.add(res);
+      res.on('close', () => streams.delete(res));
+      return;
+    }
     if (req.method !== 'POST') {
-      send(req, res, 405, undefined, { Allow: 'POST, DELETE, OPTIONS' });
+      send(req, res, 405, undefined, { Allow: 'GET, POST, DELETE, OPTIONS' });
       return;
     }
     const chunks: Buffer[] = [];
@@ -303,6 +343,9 @@ export function createLiveReceiver() {
     reset(n: number): number {
       for (const timer of waitingResults) clearTimeout(timer);
       waitingResults.clear();
+      clearTransitions();
+      pushesSent = 0;
+      pushedAt = new Map();
       const random = seeded(n * 7919 + 1);
       const now = performance.now();
       const wall = Date.now();
@@ -315,7 +358,7 @@ export function createLiveReceiver() {
             .padStart(4, '0'),
         ).join('');
         const after = COMPLETE_AFTER_MS[0] + random() * (COMPLETE_AFTER_MS[1] - COMPLETE_AFTER_MS[0]);
-        const task = {
+        const task: Task = {
           id: `bench-${String(i).padStart(4, '0')}-${hex}`,
           createdAt: new Date(wall).toISOString(),
           completesAt: now + after,
@@ -323,6 +366,12 @@ export function createLiveReceiver() {
         };
         byId.set(task.id, i);
         tasks.push(task);
+        // Its one transition (working → completed) is pushed on every open stream when it happens.
+        const timer = setTimeout(() => {
+          transitionTimers.delete(timer);
+          if (task.cancelledAt === undefined) push(task);
+        }, after + 1);
+        transitionTimers.add(timer);
       }
       kind = [];
       taskCol = [];
@@ -345,12 +394,24 @@ export function createLiveReceiver() {
         taskIds: tasks.map((task) => task.id),
         preflights,
         otherRequests: { ...other },
+        pushesSent,
+        pushedAt: Float64Array.from(tasks, (task) => pushedAt.get(task.id) ?? Infinity),
+        streamsOpen: streams.size,
       };
+    },
+    /** How many tasks/get arrived in [from, to) on the receiver's clock. */
+    pollCount: (from: number, to: number) => {
+      let count = 0;
+      for (let i = 0; i < arrived.length; i++)
+        if (kind[i] === 0 && arrived[i]! >= from && arrived[i]! < to) count++;
+      return count;
     },
     /** How many POST /bare arrived in [from, to) on the receiver's clock. */
     bareCount: (from: number, to: number) => bareArrivals.filter((t) => t >= from && t < to).length,
     async close() {
       for (const timer of waitingResults) clearTimeout(timer);
+      clearTransitions();
+      for (const stream of streams) stream.end();
       await Promise.all(
         [mcp, host].map(
           (server) =>
@@ -365,7 +426,7 @@ export function createLiveReceiver() {
 }
 
 export type LiveReceiver = ReturnType<typeof createLiveReceiver>;
-type Op = 'reset' | 'now' | 'log' | 'bareCount' | 'close';
+type Op = 'reset' | 'now' | 'log' | 'bareCount' | 'pollCount' | 'close';
 interface Request {
   seq: number;
   op: Op;
@@ -381,6 +442,7 @@ export interface LiveReceiverProcess {
   now(): Promise<number>;
   log(): Promise<ReceiverLog>;
   bareCount(from: number, to: number): Promise<number>;
+  pollCount(from: number, to: number): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -424,6 +486,7 @@ export async function spawnLiveReceiver(): Promise<LiveReceiverProcess> {
     now: () => call('now'),
     log: () => call('log'),
     bareCount: (from, to) => call('bareCount', from, to),
+    pollCount: (from, to) => call('pollCount', from, to),
     async stop() {
       if (stopped || child.exitCode !== null) return;
       stopped = true;
@@ -449,6 +512,7 @@ if (process.send && process.argv[1] && path.resolve(process.argv[1]) === fileURL
       else if (op === 'now') value = receiver.now();
       else if (op === 'log') value = receiver.log();
       else if (op === 'bareCount') value = receiver.bareCount(args[0]!, args[1]!);
+      else if (op === 'pollCount') value = receiver.pollCount(args[0]!, args[1]!);
       else if (op === 'close') await receiver.close();
       process.send!({ seq, value });
     } catch (error) {

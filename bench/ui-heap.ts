@@ -21,6 +21,8 @@ export interface HeapWatcher {
   /** With `gc`, collects garbage in each heap first, so that readings compare run to run. */
   read(options: { gc: boolean }): Promise<HeapReading>;
   workerUrls(): string[];
+  /** Sends a CDP command to every dedicated worker the page runs; their answers, in order. */
+  inWorkers(method: string, params?: Record<string, unknown>): Promise<unknown[]>;
 }
 
 const ANSWER_TIMEOUT_MS = 5000;
@@ -44,7 +46,11 @@ export async function watchWorkers(cdp: CDPSession): Promise<HeapWatcher> {
   });
   await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
 
-  const inWorker = async (sessionId: string, method: string): Promise<unknown> => {
+  const inWorker = async (
+    sessionId: string,
+    method: string,
+    params: Record<string, unknown> = {},
+  ): Promise<unknown> => {
     const id = ++nextId;
     const key = `${sessionId}:${id}`;
     const answer = new Promise<{ result?: unknown; error?: unknown } | null>((resolve) => {
@@ -53,7 +59,10 @@ export async function watchWorkers(cdp: CDPSession): Promise<HeapWatcher> {
         if (pending.delete(key)) resolve(null);
       }, ANSWER_TIMEOUT_MS);
     });
-    await cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method }) });
+    await cdp.send('Target.sendMessageToTarget', {
+      sessionId,
+      message: JSON.stringify({ id, method, params }),
+    });
     const message = await answer;
     if (!message || message.error) throw new Error(`${method} in worker: ${JSON.stringify(message?.error)}`);
     return message.result;
@@ -61,6 +70,11 @@ export async function watchWorkers(cdp: CDPSession): Promise<HeapWatcher> {
 
   return {
     workerUrls: () => [...workers.values()],
+    inWorkers: async (method, params) => {
+      const answers: unknown[] = [];
+      for (const sessionId of workers.keys()) answers.push(await inWorker(sessionId, method, params));
+      return answers;
+    },
     async read({ gc }) {
       if (gc) await cdp.send('HeapProfiler.collectGarbage');
       const page = (await cdp.send('Runtime.getHeapUsage')).usedSize;

@@ -17,11 +17,14 @@ export interface PollFigures {
   pollsPerSecAllLive: number | null;
   allLiveSeconds: number;
   pollsPerSecWindow: number;
-  /** ms from answering the first tasks/get that said completed to the arrival of the task's tasks/result */
+  /**
+   * ms from the moment the receiver first told the page a task completed (its answer to a tasks/get, or the
+   * push on the notification stream, whichever came first) to the arrival of the task's tasks/result
+   */
   resultLatencies: number[];
-  /** completion seen by a poll, but no tasks/result arrived */
+  /** completion told by a poll or a push, but no tasks/result arrived */
   resultsMissing: number;
-  /** tasks that completed on the receiver before the window ended but no poll reported it */
+  /** tasks that completed on the receiver before the window ended but neither a poll nor a push told it */
   completionsUnseen: number;
   /** tasks/get arriving after the receiver had answered one with a terminal status for that task */
   pollsAfterTerminal: number;
@@ -85,8 +88,9 @@ export function analyse(log: ReceiverLog, from: number, to: number): PollFigures
       tasksPolledAfterTerminal++;
     }
     if (!polledInWindow && log.completesAt[task]! > from) neverPolled++;
-    if (completedAnsweredAt < Infinity) {
-      if (firstResult[task]! < Infinity) resultLatencies.push(firstResult[task]! - completedAnsweredAt);
+    const toldAt = Math.min(completedAnsweredAt, log.pushedAt[task] ?? Infinity);
+    if (toldAt < Infinity) {
+      if (firstResult[task]! < Infinity) resultLatencies.push(firstResult[task]! - toldAt);
       else resultsMissing++;
     } else if (log.completesAt[task]! < to) completionsUnseen++;
   }

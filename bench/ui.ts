@@ -9,18 +9,23 @@
  * context opens the dashboard (`npm start`'s server, built first) at `?server=<receiver>`; once the list shows
  * all N, the window starts (BENCH_UI_WINDOW_MS, 100 s by default, so every task completes). Inside it, while
  * every task is still live: frames and long tasks idle, scrolling the list, and with a task detail open;
- * click-to-detail times; the JS heap of the page and its workers. Then the receiver's log gives poll gaps, poll
- * rates, result latency and polls after terminal.
+ * click-to-detail times; the JS heap of the page and its workers; CPU profiles (CDP) of the page and the Worker
+ * over a window, read as milliseconds of CPU per poll the receiver counted, with the traffic drawer closed and
+ * then open. The receiver pushes notifications/tasks/status at every completion and lists 200 tasks a page;
+ * COMPLETIONS_AT_MS after the tasks were made, while completions pour in, the page is measured and clicked
+ * again. Then the receiver's log gives poll gaps, poll rates, result latency and polls after terminal.
  *
- * Env: BENCH_UI_SIZES (300,1000), BENCH_UI_WINDOW_MS (100000), BENCH_UI_PHASE_MS (5000 per page-health phase).
+ * Env: BENCH_UI_SIZES (300,1000), BENCH_UI_WINDOW_MS (100000), BENCH_UI_PHASE_MS (5000 per page-health phase),
+ * BENCH_UI_PROFILE_MS (8000 per CPU profile).
  */
-import { chromium, type Browser, type Page } from '@playwright/test';
+import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
 import { startApp } from '../src/devserver/start';
 import { CHROMIUM_ARGS, chromiumPath } from '../test/helpers/chromium';
 import { POLL_INTERVAL_MS, spawnLiveReceiver, type LiveReceiverProcess } from './live-receiver';
 import { analyse, quantile } from './ui-stats';
 import { bareFetchLoop, clickToDetail, listShowsAll, measurePhase, type PhaseResult } from './ui-page';
-import { watchWorkers, type HeapReading } from './ui-heap';
+import { watchWorkers, type HeapReading, type HeapWatcher } from './ui-heap';
+import { profileWindow, type ProfileFigures } from './ui-profile';
 
 const positive = (raw: string | undefined, fallback: number) => {
   const value = Number(raw);
@@ -32,6 +37,9 @@ const SIZES = (process.env.BENCH_UI_SIZES ?? process.env.BENCH_UI_TASKS ?? '300,
   .filter((n) => Number.isFinite(n) && n > 0);
 const WINDOW_MS = positive(process.env.BENCH_UI_WINDOW_MS, 100_000);
 const PHASE_MS = positive(process.env.BENCH_UI_PHASE_MS, 5000);
+const PROFILE_MS = positive(process.env.BENCH_UI_PROFILE_MS, 8000);
+/** Tasks complete 30–90 s after they are made: at 75 s a tenth of them finish within the next ~10 s. */
+const COMPLETIONS_AT_MS = 75_000;
 const CAPACITY_MS = 5000;
 const IN_FLIGHT = 5;
 const CLICKS = 5;
@@ -100,13 +108,29 @@ async function runSize(browser: Browser, receiver: LiveReceiverProcess, appUrl: 
     const windowEndsAt = performance.now() + WINDOW_MS;
 
     const phases: PhaseFigures[] = [];
+    const cpu: CpuPerPoll[] = [];
     phases.push(await phase(page, 'idle'));
+    cpu.push(await cpuPerPoll('drawer closed', cdp, heap, receiver));
     phases.push(await phase(page, 'scrolling', '[data-testid=task-list]'));
     await page.evaluate(() => document.querySelector('[data-testid=task-list]')?.scrollTo({ top: 0 }));
     const clicks = await page.evaluate(clickToDetail, { count: CLICKS, timeoutMs: 5000 });
     phases.push(await phase(page, 'detail open'));
+    await setDrawer(page, true);
+    phases.push(await phase(page, 'drawer open'));
+    cpu.push(await cpuPerPoll('drawer open', cdp, heap, receiver));
+    await setDrawer(page, false);
     const heapLive = await heap.read({ gc: true });
     const heapLiveAt = await receiver.now();
+
+    // While completions pour in (each pushed, then its result fetched), measure again and click again.
+    const completionsFrom = createdAt + COMPLETIONS_AT_MS;
+    await sleep(completionsFrom - (await receiver.now()));
+    const busyAt = await receiver.now();
+    const [busyPhase, busyClicks] = await Promise.all([
+      phase(page, 'completions'),
+      page.evaluate(clickToDetail, { count: CLICKS, timeoutMs: 5000 }),
+    ]);
+    phases.push(busyPhase);
 
     await sleep(windowEndsAt - performance.now());
     const to = await receiver.now();
@@ -120,12 +144,16 @@ async function runSize(browser: Browser, receiver: LiveReceiverProcess, appUrl: 
       firstCompletionAfterMs: Math.min(...log.completesAt) - from,
       phases,
       clicks,
+      busyClicks,
+      busyAfterMs: busyAt - createdAt,
+      cpu,
       heapLive,
       heapEnd,
       workerUrls: heap.workerUrls(),
       polls: analyse(log, from, to),
       preflights: log.preflights,
       otherRequests: log.otherRequests,
+      pushesSent: log.pushesSent,
     };
   } finally {
     await context.close();
@@ -133,6 +161,36 @@ async function runSize(browser: Browser, receiver: LiveReceiverProcess, appUrl: 
 }
 
 type SizeFigures = Awaited<ReturnType<typeof runSize>>;
+
+interface CpuPerPoll {
+  label: string;
+  polls: number;
+  page: ProfileFigures;
+  workers: ProfileFigures[];
+}
+
+async function cpuPerPoll(
+  label: string,
+  cdp: CDPSession,
+  heap: HeapWatcher,
+  receiver: LiveReceiverProcess,
+): Promise<CpuPerPoll> {
+  const from = await receiver.now();
+  const figures = await profileWindow(cdp, heap, PROFILE_MS);
+  const to = await receiver.now();
+  return { label, polls: await receiver.pollCount(from, to), ...figures };
+}
+
+const drawerToggle = '[data-testid=traffic-drawer] > header > button';
+async function setDrawer(page: Page, open: boolean) {
+  const drawer = page.locator('[data-testid=traffic-drawer]');
+  if ((await drawer.getAttribute('data-open')) !== String(open)) await page.click(drawerToggle);
+  await page.waitForSelector(`[data-testid=traffic-drawer][data-open=${open}]`);
+}
+
+function clickText(c: { frame: number[]; dom: number[]; failed: number }) {
+  return `median ${fixed(quantile(sorted(c.frame), 0.5), 1)} ms to the next frame, ${fixed(quantile(sorted(c.dom), 0.5), 1)} ms to the DOM, max ${fixed(quantile(sorted(c.frame), 1), 1)} ms  (${c.frame.length} clicks${c.failed ? `, ${c.failed} failed` : ''})`;
+}
 
 function heapText(h: HeapReading) {
   const workers = h.workers.length === 0 ? 0 : sum(h.workers);
@@ -154,7 +212,7 @@ function print(f: SizeFigures, capacity: number) {
       `${fixed(p.pollsPerSecAllLive)} while all ${f.n} live (${fixed(p.allLiveSeconds, 1)} s; want ${fixed((f.n * 1000) / POLL_INTERVAL_MS)}) = ${fixed(share)} % of bare capacity · ${fixed(p.pollsPerSecWindow)} over the window`,
     ],
     [
-      'result latency after completed',
+      'result latency after told done',
       `p50 ${fixed(quantile(lat, 0.5))} ms · p95 ${fixed(quantile(lat, 0.95))} ms · max ${fixed(quantile(lat, 1))} ms  (${lat.length} results; ${p.resultsMissing} missing; ${p.completionsUnseen} completions unseen)`,
     ],
     [
@@ -169,10 +227,16 @@ function print(f: SizeFigures, capacity: number) {
         `${long.length} long tasks (p95 ${fixed(quantile(long, 0.95))} ms, ${fixed(sum(long))} ms in all) · frame p95 ${fixed(quantile(frames, 0.95), 1)} ms, median ${fixed(quantile(frames, 0.5), 1)} ms (${frames.length} frames${label === 'scrolling' ? `, ${fixed(result.scrolled)} px` : ''})`,
       ];
     }),
-    [
-      'click → detail',
-      `median ${fixed(quantile(sorted(f.clicks.frame), 0.5), 1)} ms to the next frame, ${fixed(quantile(sorted(f.clicks.dom), 0.5), 1)} ms to the DOM  (${f.clicks.frame.length} clicks${f.clicks.failed ? `, ${f.clicks.failed} failed` : ''})`,
-    ],
+    ['click → detail', clickText(f.clicks)],
+    [`click → detail, ${fixed(f.busyAfterMs / 1000)} s in`, clickText(f.busyClicks)],
+    ...f.cpu.map(({ label, polls, page, workers }): [string, string] => {
+      const worker = workers.reduce((total, w) => total + w.busyMs, 0);
+      const per = (ms: number) => (polls > 0 ? fixed(ms / polls, 2) : '–');
+      return [
+        `CPU per poll, ${label}`,
+        `page ${per(page.busyMs)} ms + worker ${per(worker)} ms  (${polls} polls in ${fixed(page.windowMs / 1000, 1)} s; busy: page ${fixed((100 * page.busyMs) / page.windowMs)} %, worker ${fixed((100 * worker) / page.windowMs)} %)`,
+      ];
+    }),
     ['JS heap, live (after GC)', heapText(f.heapLive)],
     ['JS heap, end (after GC)', heapText(f.heapEnd)],
   ];
@@ -181,9 +245,19 @@ function print(f: SizeFigures, capacity: number) {
   );
   const width = Math.max(...rows.map(([label]) => label.length));
   for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`);
+  for (const { label, page, workers } of f.cpu) {
+    const top = (figures: ProfileFigures) =>
+      figures.top
+        .slice(0, 6)
+        .map(([name, ms]) => `${name} ${fixed(ms)}`)
+        .join(' · ');
+    console.log(`  heaviest self time (ms), ${label}: page: ${top(page)}`);
+    for (const w of workers) console.log(`    worker: ${top(w)}`);
+  }
   const notes = [
     `${f.polls.unknownTaskRequests} requests for unknown tasks`,
     `${f.preflights} CORS preflights`,
+    `${f.pushesSent} status pushes sent`,
     `workers: ${f.workerUrls.map((u) => u.replace(/^.*\//, '')).join(', ') || 'none'}`,
     ...Object.entries(f.otherRequests).map(([method, count]) => `${count} × ${method}`),
   ];
