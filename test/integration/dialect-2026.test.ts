@@ -74,8 +74,14 @@ describe('the 2026-07-28 dialect', () => {
     const { e } = await connected();
     const { taskId } = await run(e, 'ask_user', { question: 'Which colour?' });
     await waitFor(() => e.batches.some((b) => b.inbox.some((i) => i.kind === 'asked')), 10_000);
-    // Several polls see the same key: it is asked once.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Several polls see the same key: it is asked once. Two more answered polls, each carrying the question.
+    const polls = () =>
+      e.tasks
+        .getState()
+        .tasks.get(taskId)
+        ?.entries.filter((x) => x.kind === 'observation' && x.source === 'poll').length ?? 0;
+    const whenAsked = polls();
+    await waitFor(() => polls() >= whenAsked + 2, 10_000);
     const asked = e.batches.flatMap((b) => b.inbox).filter((i) => i.kind === 'asked');
     expect(asked).toHaveLength(1);
     const question = asked[0]!;
@@ -164,8 +170,13 @@ describe('the 2026-07-28 dialect', () => {
         ),
       5000,
     );
-    // Said once: a look a second later finds no second note (nothing reopens a refused stream).
-    await new Promise((r) => setTimeout(r, 1000));
+    // Said once: nothing reopens a refused stream. A reopening would come a reconnect floor (1 s) after the
+    // refusal; a plain summarise, which the receiver answers 1.2 s after it starts, ends later than that.
+    expect(forced.receiver.arrivals.GET).toBe(1);
+    const summarise = tools.find((t) => t.name === 'summarise') as ToolInfo;
+    const plain = await forced.e.bridge.request({ type: 'callPlain', tool: summarise, args: {} });
+    expect(plain.ok).toBe(true);
+    expect(forced.receiver.arrivals.GET).toBe(1);
     const notes = forced.e.batches
       .filter((b) => b.connection?.streamNote)
       .map((b) => b.connection?.streamNote);
