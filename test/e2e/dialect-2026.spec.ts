@@ -63,7 +63,7 @@ test('cancel: acknowledged, said that the receiver may go on, and the task ends 
   page,
 }) => {
   await open(page);
-  await runTool(page, 'slow_job', { durationMs: '30000', steps: '2', pollIntervalMs: '500' });
+  await runTool(page, 'slow_job', { durationMs: '600000', steps: '2', pollIntervalMs: '500' });
   const detail = page.getByTestId('task-detail');
   await expect(detail.getByTestId('status-message')).toContainText('Step');
   await detail.getByRole('button', { name: 'Cancel task' }).click();
