@@ -107,17 +107,23 @@ test('the demo trace at 1× and 4×: pause holds time, tasks end as recorded, th
   await pauseWhereItIs(page);
   await seekPausedTo(page, 2000);
   await expect(cancelledRow).toContainText('working');
+  // Played on, it moves; paused again, it holds time.
   const scrubber = page.getByTestId('replay-scrubber');
+  const seekedTo = Number(await scrubber.inputValue());
+  await page.getByTestId('replay-play').click();
+  await expect.poll(async () => Number(await scrubber.inputValue())).toBeGreaterThan(seekedTo);
+  await pauseWhereItIs(page);
   const pausedAt = await scrubber.inputValue();
-  // Pause holds time. The replay's position is its clock's reading, and that clock is the page's: once the
-  // page's clock has moved on by a second (four ticks of the page's 250 ms clock), a replay still playing
-  // at 1× would stand a second further on.
+  const rowThen = await cancelledRow.textContent();
+  // The replay's position is its clock's reading, and that clock is the page's: once the page's clock has
+  // moved on by a second (four ticks of the page's 250 ms clock, and the recording's polls every 500 ms),
+  // a replay still playing at 1× would stand a second further on.
   const pageNow = () => page.evaluate(() => Date.now());
   const from = await pageNow();
   await expect.poll(pageNow).toBeGreaterThan(from + 1000);
   await expect(page.getByTestId('replay-play')).toBeVisible();
   expect(await scrubber.inputValue()).toBe(pausedAt);
-  await expect(cancelledRow).toContainText('working');
+  expect(await cancelledRow.textContent()).toBe(rowThen);
   await page.getByTestId('replay-play').click();
   await page.getByTestId('replay-speed-4').click();
   await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'true', { timeout: 20_000 });
