@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   CLAIM_CHANNEL,
   SESSION_KEY,
@@ -86,52 +86,99 @@ describe('SessionClaims over a BroadcastChannel', () => {
   const open: SessionClaims[] = [];
   let channelName = '';
   let counter = 0;
-  // A channel per test, so a late message of one test cannot reach the next.
+  // A channel per test, so a late message of one test cannot reach the next. The claims' timers run on fake
+  // time; the channel's messages are real, and a test waits for them (heard) before it lets time pass.
   beforeEach(() => {
     channelName = `taskscope-sessions-test-${++counter}`;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
   });
   afterEach(() => {
     for (const claims of open.splice(0)) claims.close();
+    vi.useRealTimers();
   });
+  /** A tab's claims, and how many messages its channel has delivered to it. */
   const tab = (timeoutMs = 60) => {
-    const claims = new SessionClaims({ timeoutMs, channel: () => new BroadcastChannel(channelName) });
+    let heard = 0;
+    const claims = new SessionClaims({
+      timeoutMs,
+      channel: () => {
+        const channel = new BroadcastChannel(channelName);
+        // Added before the claims' own listener: by the next turn, the claims have handled the message too.
+        channel.addEventListener('message', () => heard++);
+        return channel;
+      },
+    });
     open.push(claims);
-    return claims;
+    return Object.assign(claims, { heard: () => heard });
   };
+  /** Lets real events (channel messages) through, a turn at a time, until `condition` holds. */
+  async function until(condition: () => boolean) {
+    for (let turn = 0; !condition(); turn++) {
+      if (turn > 10_000) throw new Error('the channel never delivered');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  /** Whether a promise has settled yet, without waiting for it. */
+  const settled = (promise: Promise<unknown>) => {
+    let done = false;
+    void promise.then(() => (done = true));
+    return () => done;
+  };
+  /** A claim turned away by another tab's answer: it settles with no time passing. */
+  async function refused(claiming: SessionClaims, url: string, id: string) {
+    const claim = claiming.claim(url, id);
+    await until(settled(claim));
+    return claim;
+  }
+  /** A claim nobody objects to: once every other tab has heard the question, its wait runs out. */
+  async function unopposed(
+    claiming: SessionClaims,
+    others: Array<ReturnType<typeof tab>>,
+    url: string,
+    id: string,
+  ) {
+    const heard = others.map((o) => o.heard());
+    const claim = claiming.claim(url, id);
+    await until(() => others.every((o, i) => o.heard() > heard[i]!));
+    await vi.advanceTimersByTimeAsync(150);
+    return claim;
+  }
 
   it('a claim nobody else holds succeeds', async () => {
     const first = tab();
-    tab();
-    expect(await first.claim(A, 's1')).toBe(true);
+    const second = tab();
+    expect(await unopposed(first, [second], A, 's1')).toBe(true);
     expect(first.holds(A)).toBe('s1');
   });
 
   it('a second tab claiming a session the first holds gets false, and true after release', async () => {
     const first = tab();
     const second = tab();
-    expect(await first.claim(A, 's1')).toBe(true);
-    expect(await second.claim(A, 's1')).toBe(false);
+    expect(await unopposed(first, [second], A, 's1')).toBe(true);
+    // Turned away by the holder's answer: no time passes.
+    expect(await refused(second, A, 's1')).toBe(false);
     expect(second.holds(A)).toBeUndefined();
     first.release(A);
-    expect(await second.claim(A, 's1')).toBe(true);
+    expect(await unopposed(second, [first], A, 's1')).toBe(true);
     // Now the second holds it, and the first is turned away.
-    expect(await first.claim(A, 's1')).toBe(false);
+    expect(await refused(first, A, 's1')).toBe(false);
   });
 
   it('a session held with hold() is defended like a claimed one', async () => {
     const first = tab();
     const second = tab();
     first.hold(A, 'opened-here');
-    expect(await second.claim(A, 'opened-here')).toBe(false);
+    expect(await refused(second, A, 'opened-here')).toBe(false);
   });
 
   it('other URLs and other sessions do not interfere', async () => {
     const first = tab();
     const second = tab();
     first.hold(A, 's1');
-    expect(await second.claim(B, 's1')).toBe(true);
-    expect(await second.claim(A, 's2')).toBe(true);
-    expect(await first.claim(B, 's9')).toBe(true);
+    expect(await unopposed(second, [first], B, 's1')).toBe(true);
+    expect(await unopposed(second, [first], A, 's2')).toBe(true);
+    expect(await unopposed(first, [second], B, 's9')).toBe(true);
   });
 
   it('a tab does not answer its own question', async () => {
@@ -147,9 +194,14 @@ describe('SessionClaims over a BroadcastChannel', () => {
     };
     const echoing = new SessionClaims({ timeoutMs: 20, channel: () => echo });
     echoing.hold(A, 's1');
-    expect(await echoing.claim(A, 's2')).toBe(true);
+    // The echo is delivered at once: when the wait runs out, it has been heard and let pass.
+    const claim = echoing.claim(A, 's2');
+    await vi.advanceTimersByTimeAsync(20);
+    expect(await claim).toBe(true);
     echoing.release(A);
-    expect(await echoing.claim(A, 's1')).toBe(true);
+    const again = echoing.claim(A, 's1');
+    await vi.advanceTimersByTimeAsync(20);
+    expect(await again).toBe(true);
     echoing.close();
   });
 
@@ -157,7 +209,13 @@ describe('SessionClaims over a BroadcastChannel', () => {
     // Repeated, so that both orders of the random nonces come up.
     for (let i = 0; i < 8; i++) {
       const [first, second] = [tab(), tab()];
-      const results = await Promise.all([first.claim(A, `s${i}`), second.claim(A, `s${i}`)]);
+      const claims = [first.claim(A, `s${i}`), second.claim(A, `s${i}`)];
+      const done = claims.map(settled);
+      // Each hears the other's question; the higher nonce gives way at once, before any wait runs out.
+      await until(() => first.heard() > 0 && second.heard() > 0 && done.some((d) => d()));
+      expect(done.filter((d) => d())).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(60);
+      const results = await Promise.all(claims);
       expect(results.filter(Boolean)).toHaveLength(1);
       expect([first.holds(A), second.holds(A)].filter(Boolean)).toEqual([`s${i}`]);
     }
@@ -168,9 +226,16 @@ describe('SessionClaims over a BroadcastChannel', () => {
       const first = tab(80);
       const second = tab(80);
       const early = first.claim(A, `s${i}`);
-      await new Promise((r) => setTimeout(r, 30));
+      // The second tab has heard the first one's question before it asks.
+      await until(() => second.heard() > 0);
+      await vi.advanceTimersByTimeAsync(30);
       const late = second.claim(A, `s${i}`);
-      expect([await early, await late]).toEqual([true, false]);
+      // The first one's wait runs out: it holds the session. The second, which waited for that, asks now
+      // (its own wait far from over) and is turned away by the holder's answer.
+      await vi.advanceTimersByTimeAsync(52);
+      expect(await early).toBe(true);
+      await until(settled(late));
+      expect(await late).toBe(false);
       first.close();
       second.close();
     }
@@ -196,7 +261,9 @@ describe('SessionClaims over a BroadcastChannel', () => {
     expect(name).toBe(CLAIM_CHANNEL);
     claims.close();
     const real = new SessionClaims();
-    expect(await real.claim(`urn:test:${Math.random()}`, 's')).toBe(true);
+    const claim = real.claim(`urn:test:${Math.random()}`, 's');
+    await vi.advanceTimersByTimeAsync(150);
+    expect(await claim).toBe(true);
     real.close();
   });
 });

@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { startDemoReceiver2026 } from '../helpers/receiver-2026';
+import { runTool } from '../helpers/task-page';
 
 /** The same dashboard on the 2026-07-28 demo endpoint that `npm start` serves beside the 2025-11-25 one. */
 const RECEIVER = '/demo/mcp-2026';
@@ -7,14 +8,6 @@ const RECEIVER = '/demo/mcp-2026';
 async function open(page: Page) {
   await page.goto(`/?server=${encodeURIComponent(RECEIVER)}`);
   await expect(page.getByTestId('connection-status')).toHaveText('Connected');
-}
-
-async function runTool(page: Page, tool: string, args: Record<string, string> = {}) {
-  await page.getByTestId(`tool-${tool}`).click();
-  const form = page.getByTestId('run-form');
-  for (const [name, value] of Object.entries(args)) await form.locator(`#arg-${name}`).fill(value);
-  await form.getByRole('button', { name: 'Run as task' }).click();
-  await expect(page.getByTestId('task-detail')).toBeVisible();
 }
 
 test('the receiver card says 2026-07-28, found by server/discover; tools say the receiver decides', async ({
@@ -70,7 +63,7 @@ test('cancel: acknowledged, said that the receiver may go on, and the task ends 
   page,
 }) => {
   await open(page);
-  await runTool(page, 'slow_job', { durationMs: '30000', steps: '2', pollIntervalMs: '500' });
+  await runTool(page, 'slow_job', { durationMs: '600000', steps: '2', pollIntervalMs: '500' });
   const detail = page.getByTestId('task-detail');
   await expect(detail.getByTestId('status-message')).toContainText('Step');
   await detail.getByRole('button', { name: 'Cancel task' }).click();

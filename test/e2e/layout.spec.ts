@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { showsFocusRing } from '../helpers/focus-ring';
+import { runTool } from '../helpers/task-page';
 
 type Box = { x: number; y: number; width: number; height: number };
 
@@ -34,11 +35,7 @@ for (const { theme, width, height } of cases) {
     else await expect(page.locator('html')).not.toHaveClass(/dark/);
 
     // The widest content the demo has: a result over 1 MB with one very long line.
-    await page.getByTestId('tool-rich_result_job').click();
-    const form = page.getByTestId('run-form');
-    await form.locator('#arg-durationMs').fill('200');
-    await form.locator('#arg-padKb').fill('1200');
-    await form.getByRole('button', { name: 'Run as task' }).click();
+    await runTool(page, 'rich_result_job', { durationMs: '200', padKb: '1200' });
     await expect(page.getByTestId('result')).toContainText('the view is cut short');
     await expect(page.getByTestId('result').getByRole('heading', { name: 'Quarterly report' })).toBeVisible();
     await page.getByRole('button', { name: /^Traffic/ }).click();

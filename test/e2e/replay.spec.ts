@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
+import { runTool } from '../helpers/task-page';
 
 interface DemoTask {
   taskId: string;
@@ -29,6 +30,33 @@ function countDemoRequests(page: Page) {
     if (new URL(request.url()).pathname.startsWith('/demo/')) seen.push(request.url());
   });
   return seen;
+}
+
+/**
+ * Pauses the replay wherever it is. At 1× the demo recording lasts 11 s; should a busy machine let it reach its
+ * end before the click, it is played again from the start and paused again.
+ */
+async function pauseWhereItIs(page: Page) {
+  const bar = page.getByTestId('replay-bar');
+  await expect(async () => {
+    if ((await bar.getAttribute('data-ended')) === 'true') await page.getByTestId('replay-play').click();
+    await page.getByTestId('replay-pause').click({ timeout: 2000 });
+    await expect(page.getByTestId('replay-play')).toBeVisible({ timeout: 2000 });
+    await expect(bar).toHaveAttribute('data-ended', 'false', { timeout: 2000 });
+  }).toPass({ timeout: 30_000 });
+}
+
+/** Moves a paused replay to `offsetMs` after the recording's start with the scrubber's keys (50 ms a step). */
+async function seekPausedTo(page: Page, offsetMs: number) {
+  const scrubber = page.getByTestId('replay-scrubber');
+  const min = Number(await scrubber.getAttribute('min'));
+  await scrubber.focus();
+  await scrubber.press('Home');
+  await expect(scrubber).toHaveValue(String(min));
+  // The key held down: the thumb moves a step per repeat, the replay seeks once, when it is let go.
+  for (let i = 0; i < offsetMs / 50; i++) await page.keyboard.down('ArrowRight');
+  await page.keyboard.up('ArrowRight');
+  await expect(scrubber).toHaveValue(String(min + offsetMs));
 }
 
 async function expectEveryTaskAsRecorded(page: Page, tasks: DemoTask[]) {
@@ -73,16 +101,29 @@ test('the demo trace at 1× and 4×: pause holds time, tasks end as recorded, th
   await page.goto('/?trace=/demo-trace.json&speed=1');
   await expect(page.getByTestId('replay-bar')).toBeVisible();
   await expect(page.getByTestId('replay-speed-1')).toHaveAttribute('aria-pressed', 'true');
-  // The long job runs until the recording cancels it, seconds in: at 1× it is seen working first.
+  // The long job works from 1.3 s until the recording cancels it at 4.3 s: paused 2 s in, it is working.
   const cancelled = demo.tasks.find((t) => t.status === 'cancelled') as DemoTask;
   const cancelledRow = page.locator(`[data-testid="task-row"][data-task-id="${cancelled.taskId}"]`);
+  await pauseWhereItIs(page);
+  await seekPausedTo(page, 2000);
   await expect(cancelledRow).toContainText('working');
-  await page.getByTestId('replay-pause').click();
+  // Played on, it moves; paused again, it holds time.
   const scrubber = page.getByTestId('replay-scrubber');
+  const seekedTo = Number(await scrubber.inputValue());
+  await page.getByTestId('replay-play').click();
+  await expect.poll(async () => Number(await scrubber.inputValue())).toBeGreaterThan(seekedTo);
+  await pauseWhereItIs(page);
   const pausedAt = await scrubber.inputValue();
-  await page.waitForTimeout(600);
+  const rowThen = await cancelledRow.textContent();
+  // The replay's position is its clock's reading, and that clock is the page's: once the page's clock has
+  // moved on by a second (four ticks of the page's 250 ms clock, and the recording's polls every 500 ms),
+  // a replay still playing at 1× would stand a second further on.
+  const pageNow = () => page.evaluate(() => Date.now());
+  const from = await pageNow();
+  await expect.poll(pageNow).toBeGreaterThan(from + 1000);
+  await expect(page.getByTestId('replay-play')).toBeVisible();
   expect(await scrubber.inputValue()).toBe(pausedAt);
-  await expect(cancelledRow).toContainText('working');
+  expect(await cancelledRow.textContent()).toBe(rowThen);
   await page.getByTestId('replay-play').click();
   await page.getByTestId('replay-speed-4').click();
   await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'true', { timeout: 20_000 });
@@ -91,16 +132,19 @@ test('the demo trace at 1× and 4×: pause holds time, tasks end as recorded, th
   const asking = demo.tasks.find((t) => t.tool === 'ask_user') as DemoTask;
   await page.locator(`[data-testid="task-row"][data-task-id="${asking.taskId}"]`).click();
   await expect(page.getByTestId('timeline').locator('[data-status="input_required"]')).toBeVisible();
-  // Back to the start at 1×: the stores start clean and fill again from there.
+  // Back to the start at 1× (from the end it plays on; paused there): the stores start clean and fill again
+  // from there.
   await page.getByTestId('replay-speed-1').click();
-  const min = Number(await scrubber.getAttribute('min'));
   await scrubber.focus();
   await scrubber.press('Home');
   await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'false');
-  await expect.poll(async () => Number(await scrubber.inputValue())).toBeLessThan(min + 3000);
+  await pauseWhereItIs(page);
+  await seekPausedTo(page, 0);
+  await expect(page.getByTestId('task-row')).toHaveCount(0);
+  await seekPausedTo(page, 2000);
   await expect(cancelledRow).toContainText('working');
   // Scrubbed to the end while paused, and from there instantly back through the whole recording.
-  await page.getByTestId('replay-pause').click();
+  await scrubber.focus();
   await scrubber.press('End');
   await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'true');
   await scrubber.press('Home');
@@ -115,15 +159,13 @@ test('a live flow exported and opened again replays to the same tasks, statuses 
 }, testInfo) => {
   await page.goto('/');
   await expect(page.getByTestId('connection-status')).toHaveText('Connected');
-  const run = async (tool: string, args: Record<string, string>) => {
-    await page.getByTestId(`tool-${tool}`).click();
-    const form = page.getByTestId('run-form');
-    for (const [name, value] of Object.entries(args)) await form.locator(`#arg-${name}`).fill(value);
-    await form.getByRole('button', { name: 'Run as task' }).click();
-    await expect(page.getByTestId('task-detail')).toBeVisible();
-  };
-  await run('slow_job', { durationMs: '1500', steps: '3', pollIntervalMs: '300', label: 'exported' });
-  await run('flaky_job', { failAfterMs: '700', reason: 'disk full' });
+  await runTool(page, 'slow_job', {
+    durationMs: '1500',
+    steps: '3',
+    pollIntervalMs: '300',
+    label: 'exported',
+  });
+  await runTool(page, 'flaky_job', { failAfterMs: '700', reason: 'disk full' });
   const rows = page.getByTestId('task-row');
   await expect(rows).toHaveCount(2);
   await expect(rows.filter({ hasText: 'completed' })).toHaveCount(1, { timeout: 20_000 });

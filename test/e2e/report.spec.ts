@@ -27,6 +27,24 @@ async function runCheck(page: Page, tool = 'slow_job') {
   await expect(confirm).toBeHidden();
 }
 
+/**
+ * Holds the demo receiver's answers to tasks/list (a request interceptor) until the function returned is
+ * called: the check's tasks/list step waits for them, so the check is running for as long as the test needs.
+ */
+async function holdTaskLists(page: Page): Promise<() => Promise<void>> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/demo/mcp', async (route) => {
+    if (route.request().postData()?.includes('"method":"tasks/list"')) await released;
+    // Stop aborts the request the check was waiting on: nothing is left to hand on then.
+    await route.continue().catch(() => undefined);
+  });
+  return async () => {
+    release();
+    await page.unroute('**/demo/mcp');
+  };
+}
+
 test('?report=1 opens the card; the check runs after confirmation, stops on request, and exports', async ({
   page,
 }) => {
@@ -36,11 +54,14 @@ test('?report=1 opens the card; the check runs after confirmation, stops on requ
   await expect(card(page).getByTestId('report-receiver')).toContainText('/demo/mcp');
   await expect(card(page).getByTestId('report-rule').first()).toBeVisible();
 
-  // A full run: progress while it runs, then finished, with the check's findings on the card.
+  // A full run: progress while it runs (it cannot end before its tasks/list is answered), then finished,
+  // with the check's findings on the card.
+  let release = await holdTaskLists(page);
   await runCheck(page);
   const status = card(page).getByTestId('check-status');
   await expect(status).toContainText('Running');
   await expect(card(page).getByTestId('check-progress')).toBeVisible();
+  await release();
   await expect(status).toContainText('Finished', { timeout: 30_000 });
   await expect(card(page).getByTestId('check-progress')).toHaveAttribute('aria-valuenow', '100');
   const cancelRule = card(page).locator('[data-rule="terminal-cancel-refused"]');
@@ -50,12 +71,15 @@ test('?report=1 opens the card; the check runs after confirmation, stops on requ
   await expect(card(page).getByTestId('report-count-fail')).toContainText('0');
   await expect(card(page).locator('[data-testid="report-rule"][data-verdict="fail"]')).toHaveCount(0);
 
-  // A second run, stopped: what was left is marked stopped, and the card says so.
+  // A second run, stopped (again held, so it is still running when Stop is pressed): what was left is
+  // marked stopped, and the card says so.
+  release = await holdTaskLists(page);
   await runCheck(page);
   await expect(status).toContainText('Running');
   await card(page).getByTestId('stop-check').click();
   await expect(status).toContainText('Stopped after', { timeout: 15_000 });
   await expect(card(page).locator('[data-testid="check-step"][data-state="stopped"]').first()).toBeVisible();
+  await release();
 
   // Markdown for an issue tracker: the receiver, the counts and the rules table.
   const downloading = page.waitForEvent('download');
@@ -73,8 +97,10 @@ test('?report=1 opens the card; the check runs after confirmation, stops on requ
   // The same Markdown goes to the clipboard.
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await card(page).getByTestId('copy-report-markdown').click();
-  const copied = await page.evaluate(() => navigator.clipboard.readText());
-  expect(copied).toContain('| Rule | Verdict |');
+  // The write is the page's, a moment after the click: read until it has landed.
+  await expect
+    .poll(() => page.evaluate(() => navigator.clipboard.readText()))
+    .toContain('| Rule | Verdict |');
 
   // Escape closes it through the app's keymap, and the address forgets ?report=1.
   await page.keyboard.press('Escape');

@@ -71,17 +71,31 @@ test('a reload mid-task resumes the session on server-everything: the task stays
   await page.goto(`/?server=${encodeURIComponent(everything.url)}`);
   await expect(page.getByTestId('connection-status')).toHaveText('Connected');
   const sessionId = (await page.getByTestId('session-id').textContent()) ?? '';
+  // The ambiguous query waits for the person's answer (up to a minute): mid-task for as long as the test
+  // needs it, where the plain one is over in 4 s.
   await page.getByTestId('tool-simulate-research-query').click();
   await page.locator('#arg-topic').fill('reloads');
+  await page.locator('#arg-ambiguous').check();
   await page.getByRole('button', { name: 'Run as task' }).click();
   const detail = page.getByTestId('task-detail');
-  await expect(detail.getByTestId('status-message')).toContainText(/Gathering sources|Analyzing content/);
+  const question = detail.getByTestId('elicitation-form');
+  await expect(question).toContainText('could have multiple interpretations', { timeout: 20_000 });
   const taskId = (await detail.getByTestId('task-id').textContent()) ?? '';
+  const polls = Number(await detail.getByTestId('poll-count').textContent());
   await page.reload();
   await expect(page.getByTestId('connection-status')).toHaveText('Connected');
   await expect(page.getByTestId('session-id')).toHaveText(sessionId);
   await expect(page.getByTestId('session-note')).toContainText('Session resumed');
   await expect(detail.getByTestId('task-id')).toHaveText(taskId);
-  await expect(detail.getByTestId('result')).toContainText('Research Report: reloads', { timeout: 20_000 });
+  // Its history is kept, and it is still polled in the same session.
+  await expect
+    .poll(async () => Number(await detail.getByTestId('poll-count').textContent()))
+    .toBeGreaterThan(polls);
+  await expect(question).toContainText('could have multiple interpretations');
+  await question.getByLabel(/^Clarification/).selectOption({ label: 'Historical perspective' });
+  await question.getByRole('button', { name: 'Accept' }).click();
+  await expect(detail.getByTestId('result')).toContainText('Research Report: reloads (historical)', {
+    timeout: 20_000,
+  });
   await expect(detail.getByTestId('session-ended')).toHaveCount(0);
 });

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from '@playwright/test';
 import { parseTraceText } from '../../src/engine/trace/schema';
+import { runTool } from '../helpers/task-page';
 
 /** Clicks an export item and reads the file the browser downloads. */
 async function exported(page: Page, testId: string): Promise<{ name: string; text: string }> {
@@ -20,16 +21,14 @@ test('export a trace and a HAR of a completed slow_job, redacted unless asked', 
   await page.getByRole('button', { name: 'Reconnect' }).click();
   await expect(page.getByTestId('connection-status')).toHaveText('Connected');
 
-  await page.getByTestId('tool-slow_job').click();
-  const form = page.getByTestId('run-form');
-  await form.locator('#arg-durationMs').fill('800');
-  await form.locator('#arg-steps').fill('2');
-  await form.locator('#arg-pollIntervalMs').fill('200');
-  await form.locator('#arg-label').fill('export');
-  await form.getByRole('button', { name: 'Run as task' }).click();
+  const taskId = await runTool(page, 'slow_job', {
+    durationMs: '800',
+    steps: '2',
+    pollIntervalMs: '200',
+    label: 'export',
+  });
   const detail = page.getByTestId('task-detail');
   await expect(detail.getByTestId('result')).toContainText('Finished export');
-  const taskId = await detail.getByTestId('task-id').textContent();
 
   await page.getByTestId('export-button').click();
   await expect(page.getByTestId('export-include-secrets')).not.toBeChecked();

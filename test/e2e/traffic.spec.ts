@@ -1,4 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
+import { cancelTask, runTool, watchAttribute } from '../helpers/task-page';
 
 const drawer = (page: Page) => page.getByTestId('traffic-drawer');
 const rows = (page: Page) => drawer(page).getByTestId('traffic-row');
@@ -20,17 +21,16 @@ async function messageCount(page: Page): Promise<number> {
   return Number(/\((\d+) messages/.exec(text)?.[1] ?? NaN);
 }
 
-/** Runs slow_job as a task, polled every 50 ms: about forty messages a second until it ends. */
-async function runFastPolledJob(page: Page, durationMs: number, steps = 4) {
-  await page.getByTestId('tool-slow_job').click();
-  const form = page.getByTestId('run-form');
-  await form.locator('#arg-durationMs').fill(String(durationMs));
-  await form.locator('#arg-steps').fill(String(steps));
-  await form.locator('#arg-pollIntervalMs').fill('50');
-  await form.getByRole('button', { name: 'Run as task' }).click();
-  await expect(page.getByTestId('task-detail')).toBeVisible();
-  return (await page.getByTestId('task-id').textContent()) ?? '';
-}
+/**
+ * Runs slow_job as a task, polled every 50 ms: about forty messages a second until it ends. By default it
+ * works for 10 min, longer than the test: the test waits for the messages it needs, then cancels it.
+ */
+const runFastPolledJob = (page: Page, durationMs = 600_000, steps = 4) =>
+  runTool(page, 'slow_job', {
+    durationMs: String(durationMs),
+    steps: String(steps),
+    pollIntervalMs: '50',
+  });
 
 const box = async (locator: Locator) => {
   const b = await locator.boundingBox();
@@ -47,12 +47,10 @@ test('an opened message stays where it is while 100 more arrive; every row stays
 }) => {
   await open(page);
   await openDrawer(page);
-  // Enough rows to scroll, the newest followed at the bottom.
-  await runFastPolledJob(page, 2500);
-  await expect(page.getByTestId('task-detail').getByTestId('status-headline')).toContainText('Completed', {
-    timeout: 20_000,
-  });
+  // Enough rows to scroll, the newest followed at the bottom; then quiet, so the newest stays the newest.
+  const first = await runFastPolledJob(page);
   await expect.poll(() => messageCount(page)).toBeGreaterThan(40);
+  await cancelTask(page, first);
 
   // The newest row in view, opened.
   const target = rows(page).last();
@@ -66,7 +64,7 @@ test('an opened message stays where it is while 100 more arrive; every row stays
   const detailBefore = await box(detail);
   const before = await messageCount(page);
 
-  await runFastPolledJob(page, 9000);
+  const second = await runFastPolledJob(page);
   await expect.poll(() => messageCount(page), { timeout: 20_000 }).toBeGreaterThan(before + 100);
 
   await expect(opened).toBeInViewport();
@@ -76,6 +74,7 @@ test('an opened message stays where it is while 100 more arrive; every row stays
 
   // Closed, with follow on: the newest row comes into view, and the header counts every message.
   await page.getByTestId('traffic-detail-close').click();
+  await cancelTask(page, second);
   await expect(rows(page).last()).toBeInViewport();
   // Every row is there to scroll to, the first one too, though only those in view are drawn.
   const table = drawer(page).getByRole('table', { name: 'Messages' });
@@ -181,8 +180,10 @@ test('resend asks first, names the receiver, then gets the same answer; copy as 
   const detail = page.getByTestId('traffic-detail');
   await expect(detail.getByTestId('traffic-http')).toContainText('/demo/mcp');
 
+  // "copied" lasts a moment: every state the button takes is recorded, so a late look still sees it.
+  const curlStates = await watchAttribute(detail.getByTestId('copy-curl'), 'data-copy-state');
   await detail.getByTestId('copy-curl').click();
-  await expect(detail.getByTestId('copy-curl')).toHaveAttribute('data-copy-state', 'copied');
+  await expect.poll(curlStates).toContain('copied');
   const curl = await clipboard(page);
   expect(curl).toMatch(/^curl -sS -X POST 'http:\/\/127\.0\.0\.1:\d+\/demo\/mcp'/);
   expect(curl).toContain("-H 'mcp-session-id: ");
@@ -196,11 +197,12 @@ test('resend asks first, names the receiver, then gets the same answer; copy as 
   const dialog = page.getByTestId('resend-dialog');
   await expect(dialog).toBeVisible();
   await expect(page.getByTestId('resend-target')).toContainText(/http:\/\/127\.0\.0\.1:\d+\/demo\/mcp/);
-  // Nothing goes before the person says so.
-  await page.waitForTimeout(300);
   await expect(lists).toHaveCount(1);
   await page.getByTestId('resend-confirm').click();
   await expect(page.getByTestId('resend-answer')).toContainText('slow_job');
+  // Nothing went before the person said so: a request sent when the dialog opened would have gone to the
+  // engine ahead of the confirmed one, so its row would be here by the time the confirmed one is answered.
+  await expect(lists).toHaveCount(2);
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
   await expect(lists).toHaveCount(2);

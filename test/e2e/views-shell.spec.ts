@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { showsFocusRing } from '../helpers/focus-ring';
 import { startEverything, type RunningReceiver } from '../helpers/receivers';
+import { runTool, watchText } from '../helpers/task-page';
 
 const CLOCK = /^\d{2}:\d{2}:\d{2}$/;
 const CLOCK_MS = /^\d{2}:\d{2}:\d{2}\.\d{3}$/;
@@ -9,14 +10,6 @@ async function open(page: Page, path = '/') {
   await page.goto(path);
   await expect(page.getByTestId('connection-status')).toHaveText('Connected');
   await expect(page.getByTestId('tool-list')).toBeVisible();
-}
-
-async function runTool(page: Page, tool: string, args: Record<string, string> = {}) {
-  await page.getByTestId(`tool-${tool}`).click();
-  const form = page.getByTestId('run-form');
-  for (const [name, value] of Object.entries(args)) await form.locator(`#arg-${name}`).fill(value);
-  await form.getByRole('button', { name: 'Run as task' }).click();
-  await expect(page.getByTestId('task-detail')).toBeVisible();
 }
 
 /** Focus on the page itself, where keys are shortcuts rather than text. */
@@ -384,10 +377,12 @@ test.describe('results', () => {
     await runTool(page, 'rich_result_job', { durationMs: '200' });
     const copy = page.getByTestId('copy-result');
     await expect(copy).toHaveAttribute('data-copy-state', 'idle');
+    // "Copied" is for a moment (1.5 s): what the button says is recorded, so a late look still sees it.
+    const said = await watchText(page, '[data-testid="copy-result"]');
     await copy.click();
-    await expect(copy).toHaveText('Copied');
+    await expect.poll(said).toContain('Copied');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toContain('Quarterly report');
-    // "Copied" is for a moment, then the button is itself again.
+    // Then the button is itself again.
     await expect(copy).toHaveAttribute('data-copy-state', 'idle', { timeout: 5000 });
     await expect(copy).not.toContainText('Copied');
   });

@@ -3,12 +3,14 @@ import {
   type DemoReceiver2026,
   type DemoReceiver2026Options,
 } from '../../src/devserver/demo-2026/receiver';
-import { serveOnLoopback } from './receivers';
+import { serveOnLoopback, type Arrivals } from './receivers';
 
 export interface RunningReceiver2026 {
   /** The MCP endpoint. */
   url: string;
   port: number;
+  /** HTTP requests that reached it, by HTTP method. */
+  arrivals: Arrivals;
   receiver: DemoReceiver2026;
   close: () => Promise<void>;
 }

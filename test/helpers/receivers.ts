@@ -12,18 +12,30 @@ export interface RunningReceiver {
   close: () => Promise<void>;
 }
 
+/** HTTP requests that reached a receiver, by HTTP method: counted on arrival, before the receiver reads them. */
+export type Arrivals = Record<string, number>;
+
 /** A receiver's router at /mcp on a loopback port (a free one unless given: a restart reuses the port it had). */
 export async function serveOnLoopback(
   router: express.Router,
   close: () => Promise<void>,
   port = 0,
-): Promise<RunningReceiver & { port: number }> {
+): Promise<RunningReceiver & { port: number; arrivals: Arrivals }> {
   const app = express();
-  app.use('/mcp', router);
+  const arrivals: Arrivals = {};
+  app.use(
+    '/mcp',
+    (req, _res, next) => {
+      arrivals[req.method] = (arrivals[req.method] ?? 0) + 1;
+      next();
+    },
+    router,
+  );
   const listening = await listenOnLoopback(app, port);
   return {
     url: `${listening.url}/mcp`,
     port: Number(new URL(listening.url).port),
+    arrivals,
     close: async () => {
       await close();
       await listening.close();
@@ -34,7 +46,7 @@ export async function serveOnLoopback(
 /** Our demo receiver on a loopback port. */
 export async function startDemoReceiver(
   options: { port?: number; cors?: boolean } = {},
-): Promise<RunningReceiver & { receiver: DemoReceiver; port: number }> {
+): Promise<RunningReceiver & { receiver: DemoReceiver; port: number; arrivals: Arrivals }> {
   const receiver = createDemoReceiver({ cors: options.cors });
   return { ...(await serveOnLoopback(receiver.router, receiver.close, options.port)), receiver };
 }

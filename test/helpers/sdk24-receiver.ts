@@ -38,6 +38,8 @@ interface Entry {
   task: Task;
   served: Status[];
   timer?: NodeJS.Timeout;
+  /** sleep_task's workingPolls: it completes at the tasks/get after that many have seen it working. */
+  endAfterPolls?: { polls: number; end: () => void };
   /** The outstanding question's key and what to do with its answer. */
   pending?: { key: string; answer: (value: unknown) => void };
 }
@@ -163,9 +165,12 @@ export async function startSdk24Receiver(options: Sdk24ReceiverOptions): Promise
         inputSchema: z.object({
           ms: z.number().int().min(0).max(60_000).default(300),
           pollIntervalMs: z.number().int().min(10).max(10_000).default(100),
+          // A life counted in polls rather than in time: working for this many tasks/get, then completed
+          // (or at ms, if that comes first). A test then sees it working however slow the machine.
+          workingPolls: z.number().int().min(0).max(1000).optional(),
         }),
       },
-      async ({ ms, pollIntervalMs }, ctx) => {
+      async ({ ms, pollIntervalMs, workingPolls }, ctx) => {
         if (bareLegacy) {
           // What a v1 server returned for a task-augmented call; 2.4's 2025 side refuses it on the way out.
           const at = now();
@@ -185,10 +190,9 @@ export async function startSdk24Receiver(options: Sdk24ReceiverOptions): Promise
         }
         if (era === 'modern' && declaresExtension(ctx)) {
           const entry = create(pollIntervalMs);
-          entry.timer = setTimeout(
-            () => finish(entry, { status: 'completed', result: text(`Slept ${ms} ms`) }),
-            ms,
-          );
+          const end = () => finish(entry, { status: 'completed', result: text(`Slept ${ms} ms`) });
+          entry.timer = setTimeout(end, ms);
+          if (workingPolls !== undefined) entry.endAfterPolls = { polls: workingPolls, end };
           return created(entry);
         }
         await new Promise((r) => setTimeout(r, ms));
@@ -245,6 +249,8 @@ export async function startSdk24Receiver(options: Sdk24ReceiverOptions): Promise
       const TaskParams = z.looseObject({ taskId: z.string().min(1).max(200) });
       server.server.setRequestHandler('tasks/get', { params: TaskParams }, ({ taskId }) => {
         const entry = known(taskId);
+        const ends = entry.endAfterPolls;
+        if (ends && entry.task.status === 'working' && entry.served.length >= ends.polls) ends.end();
         entry.served.push(entry.task.status);
         return wire(entry.task);
       });

@@ -64,11 +64,21 @@ describe('the active check against the demo receiver (2025-11-25)', () => {
     receiver = await startDemoReceiver();
     const { bridge, batches, tasks } = await connected(receiver.url);
     const running = bridge.request({ type: 'checkReceiver' });
-    // Stopped while tasks/result is held open on the running task.
+    // Stopped while tasks/result is held open on the running task: the step is "running" from before it
+    // starts its task, so what is waited for is the tasks/result request itself, in the engine's traffic.
+    // (slow_job's default 6 s start when the check creates it, a request before this one.)
     await waitFor(
-      () => progress(batches).some((s) => stepState(s, 'result-before-terminal') === 'running'),
+      () =>
+        batches.some((b) =>
+          b.traffic.some((t) => t.direction === 'out' && t.kind === 'request' && t.method === 'tasks/result'),
+        ),
       10_000,
     );
+    expect(
+      progress(batches)
+        .at(-1)
+        ?.steps.find((s) => s.id === 'result-before-terminal')?.state,
+    ).toBe('running');
     const second = await bridge.request({ type: 'checkReceiver' });
     expect(second).toEqual({ ok: false, reason: 'A check is already running.' });
     expect(await bridge.request({ type: 'stopCheck' })).toBe(true);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extTasksSession } from '../helpers/ext-tasks-session';
+import { waitFor } from '../helpers/wait';
 import { startDemoReceiver2026, type RunningReceiver2026 } from '../helpers/receiver-2026';
 
 const EXT = 'io.modelcontextprotocol/tasks';
@@ -92,7 +93,10 @@ async function getTask(url: string, taskId: string): Promise<Json> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls as a client must: at the pollIntervalMs of the latest answer, until `done` says so. */
+/**
+ * Polls as a client must: at the pollIntervalMs of the latest answer, until `done` says so. The test is the
+ * client here: the sleep is the interval the receiver asked for, not a wait for something to happen.
+ */
 async function pollUntil(url: string, created: Json, done: (task: Json) => boolean, limit = 100) {
   const seen: Json[] = [];
   let last = created;
@@ -157,11 +161,8 @@ describe('2026-07-28 demo receiver over raw HTTP', () => {
     });
     expect(created).toMatchObject({ ttlMs: 30_000, pollIntervalMs: 120 });
     expect(typeof created.taskId).toBe('string');
-    const started = Date.now();
     const { last, seen } = await pollUntil(demo.url, created, terminal);
     expect(seen.every((t) => t.pollIntervalMs === 120)).toBe(true);
-    // Polled at the hint: about one poll per 120 ms of a 600 ms job, never a burst.
-    expect(seen.length).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 120) + 1);
     expect(seen.map((t) => t.statusMessage)).toContain('Step 3/3: it');
     expect(last).toMatchObject({
       status: 'completed',
@@ -298,8 +299,13 @@ describe('2026-07-28 demo receiver over raw HTTP', () => {
     expect(created.ttlMs).toBe(1000);
     const { last } = await pollUntil(demo.url, created, terminal);
     expect(last).toMatchObject({ status: 'completed', ttlMs: 1000 });
-    await sleep(1300);
-    const gone = await rpc(demo.url, 'tasks/get', { taskId: created.taskId });
+    // Asked again at its pollIntervalMs, as a client would, until it answers an error: the expiry.
+    let gone = await rpc(demo.url, 'tasks/get', { taskId: created.taskId });
+    for (let i = 0; i < 100 && gone.message.error === undefined; i++) {
+      expect(gone.message.result).toMatchObject({ status: 'completed' });
+      await sleep(Number(last.pollIntervalMs ?? 500));
+      gone = await rpc(demo.url, 'tasks/get', { taskId: created.taskId });
+    }
     expect(gone.status).toBe(200);
     expect(gone.message.error).toEqual({
       code: -32602,
@@ -581,19 +587,27 @@ describe('receiver lifecycle and the dual-era variant', () => {
       headers: headersFor('subscriptions/listen', params),
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params }),
     });
-    const drained = stream.text();
+    let text = '';
+    const reader = stream.body!.getReader();
+    const decoder = new TextDecoder();
+    const drained = (async () => {
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        text += decoder.decode(chunk.value, { stream: true });
+      return text;
+    })();
     // An inline summarise waits inside its request: close() must end that wait too.
     const inline = callTool(own.url, 'summarise', { text: 'a b' }, { extension: false }).catch(
       () => undefined,
     );
-    await sleep(150);
+    // The stream has kept itself alive once, and the summarise has reached the receiver (the fourth POST).
+    await waitFor(() => text.includes(': keep-alive'), 5000);
+    await waitFor(() => (own.arrivals.POST ?? 0) >= 4, 5000);
     expect(own.receiver.taskCount()).toBe(2);
     expect(own.receiver.listenCount()).toBe(1);
     expect(timers()).toBeGreaterThan(baseline);
     await own.close();
-    const text = await drained;
+    await drained;
     await inline;
-    expect(text).toContain(': keep-alive');
     expect(own.receiver.taskCount()).toBe(0);
     expect(own.receiver.listenCount()).toBe(0);
     expect(timers()).toBeLessThanOrEqual(baseline);

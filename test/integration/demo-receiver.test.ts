@@ -14,6 +14,7 @@ async function followToEnd(api: TasksApi, first: TaskSnapshot): Promise<TaskSnap
   const seen = [first];
   let last = first;
   while (last.status === 'working' || last.status === 'input_required') {
+    // The test is the client here: it waits the pollInterval asked for, as a client must.
     await new Promise((r) => setTimeout(r, last.pollInterval ?? 1000));
     const { value, warnings } = await api.getTask(last.taskId, last);
     expect(warnings).toEqual([]);

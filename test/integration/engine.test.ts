@@ -129,13 +129,25 @@ describe('a plain call', () => {
   it('adds no task to the list even when the receiver runs it as a task of its own and pushes its status', async () => {
     receiver = await startDemoReceiver();
     engine = engineOverChannel();
-    const { bridge, tasks } = engine;
+    const { bridge, batches, tasks } = engine;
     await bridge.request(connectCommand());
     const { tools } = await bridge.request({ type: 'listTools' });
     const summarise = tools.find((t) => t.name === 'summarise') as ToolInfo;
     const answer = await bridge.request({ type: 'callPlain', tool: summarise, args: {} });
     expect(answer.ok).toBe(true);
-    await new Promise((r) => setTimeout(r, 500));
+    // The receiver's push about its own task, as the engine logged it on arrival.
+    const pushed = () =>
+      batches.some((b) =>
+        b.traffic.some(
+          (t) =>
+            t.direction === 'in' &&
+            t.method === 'notifications/tasks/status' &&
+            (t.message as { params?: { status?: string } }).params?.status === 'completed',
+        ),
+      );
+    await waitFor(pushed, 10_000);
+    // One more round trip: whatever the engine did about that push is in a batch before this reply.
+    await bridge.request({ type: 'listTools' });
     expect(tasks.getState().order).toEqual([]);
   }, 15_000);
 });

@@ -58,9 +58,19 @@ describe('a connection that outlives its sessions', () => {
     await waitFor(() => e.health()?.status === 'unreachable', 10_000);
     expect(e.health()?.error?.message).toMatch(/not CORS/);
     const pollsWhileDown = e.tasks.getState().tasks.get(taskId)!.pollCount;
-    await new Promise((r) => setTimeout(r, 700));
-    // Held while nothing answers: no poll (and no error on the task) for each failed attempt.
+    const errors = () =>
+      e.tasks
+        .getState()
+        .tasks.get(taskId)!
+        .entries.filter((x) => x.kind === 'error').length;
+    const errorsWhileDown = errors();
+    // Held while nothing answers: no poll (and no error on the task) for each failed attempt. The next
+    // attempt fails a backoff (1 s and more) after the last: ten poll intervals of this task.
+    const attempt = e.health()?.attempt ?? 0;
+    await waitFor(() => (e.health()?.attempt ?? 0) > attempt, 10_000);
+    expect(e.health()?.status).toBe('unreachable');
     expect(e.tasks.getState().tasks.get(taskId)!.pollCount).toBe(pollsWhileDown);
+    expect(errors()).toBe(errorsWhileDown);
 
     await receiverOnPort(first.port);
     await waitFor(() => e.health()?.status === 'connected', 20_000);

@@ -129,7 +129,8 @@ async function session(run: Run): Promise<void> {
   const done = await create(run, 'job', { durationMs: 400, pollInterval: 100 }, 60_000);
   const failed = await create(run, 'job', { durationMs: 400, pollInterval: 100, outcome: 'failed' }, 60_000);
   const asks = await create(run, 'job', { durationMs: 700, pollInterval: 100, inputAfterMs: 150 }, 60_000);
-  const cancelled = await create(run, 'job', { durationMs: 5000, pollInterval: 100 }, 60_000);
+  // Works for 10 min: still running whenever the session gets to cancel it.
+  const cancelled = await create(run, 'job', { durationMs: 600_000, pollInterval: 100 }, 60_000);
   const brief = await create(run, 'job', { durationMs: 100, pollInterval: 100 }, 500);
   run.tracker.track('never-was-a-task', { origin: 'manual' });
   await settle(run.session.request('tools/call', { name: 'quick', arguments: {}, task: {} }));
@@ -218,7 +219,8 @@ describe('report card on the hostile receiver’s faults case', () => {
       rule: 'poll-interval-stable',
       verdict: 'info',
       extra: async (run) => {
-        const id = await create(run, 'job', { durationMs: 3000 }, 60_000);
+        // Works for 10 min, so it is polled for as long as five jumpy answers take.
+        const id = await create(run, 'job', { durationMs: 600_000 }, 60_000);
         await waitFor(() => (record(run, id)?.pollCount ?? 0) >= 5, 8000);
       },
     },
@@ -243,9 +245,10 @@ describe('report card on the hostile receiver’s faults case', () => {
       rule: 'pushes-consistent',
       verdict: 'fail',
       extra: async (run) => {
-        const id = await create(run, 'job', { durationMs: 2000, pollInterval: 100 }, 60_000);
-        // The push's "completed" arrives half way; the listing after it still says working.
-        await waitFor(() => record(run, id)?.status === 'completed', 3000);
+        // The push's "completed" arrives half way (4 s); the listing after it, one request later and well
+        // before the real end (8 s), still says working.
+        const id = await create(run, 'job', { durationMs: 8000, pollInterval: 100 }, 60_000);
+        await waitFor(() => record(run, id)?.status === 'completed', 10_000);
         await run.tracker.syncList();
       },
     },
@@ -296,7 +299,7 @@ describe('report card on real receivers', () => {
     const done = await create(run, 'slow_job', { durationMs: 300, steps: 1 }, 60_000);
     const failed = await create(run, 'flaky_job', { failAfterMs: 300, reason: 'quota' }, 60_000);
     const brief = await create(run, 'short_ttl_job', { ttlMs: 1000, durationMs: 100 });
-    const cancelled = await create(run, 'slow_job', { durationMs: 20_000, steps: 2, pollIntervalMs: 200 });
+    const cancelled = await create(run, 'slow_job', { durationMs: 600_000, steps: 2, pollIntervalMs: 200 });
     run.tracker.track('never-was-a-task', { origin: 'manual' });
     await waitFor(() => (record(run, cancelled)?.pollCount ?? 0) >= 1, 5000);
     await run.tracker.cancel(cancelled);

@@ -48,13 +48,14 @@ describe('tracker against the user documents’ shapes', () => {
   });
 
   it('never calls tasks/result before the task is terminal; -32602 there classifies as not-ready', async () => {
-    const id = await run({ durationMs: 1500 });
+    // It works for 3 s: the early tasks/result below goes one request after its create.
+    const id = await run({ durationMs: 3000 });
     const early = await api.getTaskResult(id).catch((e: unknown) => e);
     expect(classifyError(early, { method: 'tasks/result', knownTask: true, taskLive: true }).kind).toBe(
       'not-ready',
     );
     const byUs = receiver.stats.resultBeforeTerminal; // the one above
-    await waitFor(() => record(id).result.state === 'fetched', 5000);
+    await waitFor(() => record(id).result.state === 'fetched', 10_000);
     expect(receiver.stats.resultBeforeTerminal).toBe(byUs);
   });
 
@@ -87,7 +88,8 @@ describe('tracker against the user documents’ shapes', () => {
   });
 
   it('"Task has expired" after the ttl: purged, with what was fetched kept', async () => {
-    const id = await run({ durationMs: 200, pollInterval: 200 }, 1200);
+    // Expired 3 s after it finishes: its result, fetched a poll after the end, is there long before.
+    const id = await run({ durationMs: 200, pollInterval: 200 }, 3000);
     await waitFor(() => record(id).result.state === 'fetched', 5000);
     await waitFor(() => record(id).lifecycle === 'purged', 10_000);
     expect(queryClient.getQueryData(queryKeys.taskResult(7, id))).toBeDefined();
