@@ -276,10 +276,11 @@ export function TaskDetail({ taskId }: { taskId: string }) {
         <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
           <ProgressBar
             progress={task.progress}
-            live={task.lifecycle === 'live' && !isTerminal(task.status)}
+            live={task.lifecycle === 'live' && !isTerminal(task.status) && !task.progress.restored}
           />
-          <span className="text-[11px] text-slate-500 tabular-nums">
+          <span className="text-[11px] text-slate-500 tabular-nums" data-testid="progress-reported">
             reported {formatClock(task.progress.at, { millis: true })}
+            {task.progress.restored && ', before this page loaded: nothing reported since'}
           </span>
         </div>
       )}

@@ -21,9 +21,12 @@ export const TaskRow = memo(function TaskRow({ taskId }: { taskId: string }) {
   );
   const select = useSelection((s) => s.select);
   if (!task) return null;
-  // While it runs, the progress takes the id's place: the row keeps its height, the id is in its title.
+  // While it runs, the progress takes the id's place: the row keeps its height, the id is in its title. A
+  // value from before a reload is not shown as where the task stands.
   const progress =
-    task.progress && task.lifecycle === 'live' && !isTerminal(task.status) ? task.progress : undefined;
+    task.progress && !task.progress.restored && task.lifecycle === 'live' && !isTerminal(task.status)
+      ? task.progress
+      : undefined;
   return (
     <button
       type="button"
