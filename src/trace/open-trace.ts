@@ -5,6 +5,7 @@ import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
 import { startPageRecords } from '../tasks/page-records';
+import { demoReceiverUrl, receiverParam } from '../state/address';
 
 const refuse = (errors: string[]) => useReplay.setState({ errors, warnings: undefined, opening: false });
 
@@ -24,6 +25,7 @@ function freshConnection(): number {
 export async function openTraceText(
   text: string,
   speed: ReplaySpeed = useReplay.getState().speed,
+  source?: string,
 ): Promise<boolean> {
   useReplay.setState({ opening: true, errors: undefined, warnings: undefined });
   const checked = await getEngine().request({ type: 'replayCheck', trace: text });
@@ -35,7 +37,7 @@ export async function openTraceText(
   useReplay.setState((s) => ({
     // A trace opened during a replay keeps the live receiver the first one left.
     live: s.live ?? {
-      url: before.url || new URL('/demo/mcp', window.location.origin).toString(),
+      url: before.url || demoReceiverUrl(),
       headers: before.headers,
     },
   }));
@@ -65,7 +67,7 @@ export async function openTraceText(
     refuse(reply.errors);
     return false;
   }
-  useReplay.setState({ info: reply.info, speed, warnings: reply.warnings, opening: false });
+  useReplay.setState({ info: reply.info, speed, warnings: reply.warnings, opening: false, source });
   return true;
 }
 
@@ -150,7 +152,7 @@ export async function openTraceUrl(
       refuse([`${url.pathname} is larger than ${MAX_TRACE_BYTES / 1024 / 1024} MB: not opened`]);
       return false;
     }
-    return await openTraceText(text, speed);
+    return await openTraceText(text, speed, raw);
   } catch (error) {
     refuse([
       `${url.pathname} could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
@@ -203,9 +205,10 @@ export function setReplaySpeed(speed: ReplaySpeed): void {
   void getEngine().request({ type: 'replaySpeed', speed });
 }
 
-/** Back to a live receiver: a fresh page load, which connects as it always does. */
+/** Back to the live receiver the page was on: a fresh page load of its address, which connects as always. */
 export function leaveReplay(): void {
-  window.location.assign('/');
+  const server = receiverParam(useReplay.getState().live?.url ?? '');
+  window.location.assign(server === undefined ? '/' : `/?server=${encodeURIComponent(server)}`);
 }
 
 export function dismissTraceErrors(): void {
