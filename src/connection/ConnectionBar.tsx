@@ -1,5 +1,5 @@
 import { useRef, useState, type FormEvent } from 'react';
-import { Plug, Unplug, KeyRound } from 'lucide-react';
+import { Plug, Unplug, KeyRound, RotateCw } from 'lucide-react';
 import { Button } from '../ui/Button';
 import { usePopover } from '../ui/usePopover';
 import { connect, disconnect } from './actions';
@@ -77,7 +77,7 @@ export function ConnectionBar() {
   };
 
   return (
-    <form onSubmit={submit} className="relative flex min-w-0 flex-1 items-center gap-2">
+    <form onSubmit={submit} className="relative flex min-w-0 flex-1 items-center gap-1.5">
       <span
         className="flex items-center gap-1.5 text-xs whitespace-nowrap text-slate-500 dark:text-slate-400"
         data-testid="connection-status"
@@ -122,7 +122,9 @@ export function ConnectionBar() {
         onChange={(e) => setDraft(e.target.value)}
         spellCheck={false}
         placeholder="http://127.0.0.1:3001/mcp"
-        className="min-w-0 flex-1 rounded-md bg-slate-100 px-2 py-1 font-mono text-xs ring-1 ring-slate-200 outline-none ring-inset focus:ring-2 focus:ring-sky-500 dark:bg-slate-900 dark:ring-slate-700"
+        // The URL keeps room to be read (at least 240 px): the header's secondary buttons give way first.
+        className="min-w-60 flex-1 rounded-md bg-slate-100 px-2 py-1 font-mono text-xs ring-1 ring-slate-200 outline-none ring-inset focus:ring-2 focus:ring-sky-500 dark:bg-slate-900 dark:ring-slate-700"
+        data-testid="server-url"
       />
       <div className="relative">
         <Button
@@ -182,11 +184,20 @@ export function ConnectionBar() {
         </Button>
       ) : status !== 'idle' && status !== 'error' && status !== 'closed' ? (
         <>
-          <Button type="submit" variant="outline" title="Reconnect (new session)">
-            <Plug size={14} /> Reconnect
+          <Button
+            type="submit"
+            variant="outline"
+            title="Connect again to the URL in the field (a new session)"
+          >
+            <RotateCw size={14} aria-hidden /> Reconnect
           </Button>
-          <Button variant="ghost" onClick={() => void disconnect()} title="End the session (DELETE)">
-            <Unplug size={14} />
+          <Button
+            variant="ghost"
+            onClick={() => void disconnect()}
+            title="End the session with the receiver (DELETE) and stop polling"
+            data-testid="disconnect"
+          >
+            <Unplug size={14} aria-hidden /> Disconnect
           </Button>
         </>
       ) : (

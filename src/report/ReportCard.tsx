@@ -12,7 +12,7 @@ import {
 import type { Era } from '../mcp';
 import { RULE_BY_ID, strengthFor } from '../rules/catalogue';
 import type { Offence, ReportCard as Card, RuleResult, Strength, Verdict } from '../rules/report-types';
-import { Button, focusRing } from '../ui/Button';
+import { Button, focusRing, narrowLabel } from '../ui/Button';
 import { downloadText } from '../ui/download';
 import { CopyButton } from '../ui/CopyButton';
 import { Dialog } from '../ui/Dialog';
@@ -314,7 +314,7 @@ export function ReportCardButton() {
       disabled={!connected}
       data-testid="open-report"
     >
-      <ClipboardCheck size={14} /> Report card
+      <ClipboardCheck size={14} aria-hidden /> <span className={narrowLabel}>Report card</span>
     </Button>
   );
 }
