@@ -9,7 +9,7 @@ import { TOOLS_DEFAULT_SHARE, TOOLS_MIN, useLayout } from '../state/layout';
 import { MainPane } from './MainPane';
 import { AppHeader } from './AppHeader';
 import { useKeymap } from '../ui/useKeymap';
-import { ReportCardDialog } from '../report/ReportCard';
+import { ReportCardDialog } from '../report/ReportCardEntry';
 import { ReplayBar, TraceDropZone } from '../trace/ReplayBar';
 
 /** The task list keeps at least this much of the sidebar, however tall the tools' split is made. */

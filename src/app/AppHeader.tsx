@@ -1,6 +1,6 @@
 import { ConnectionBar } from '../connection/ConnectionBar';
 import { InboxButton } from '../inbox/InboxView';
-import { ReportCardButton } from '../report/ReportCard';
+import { ReportCardButton } from '../report/ReportCardEntry';
 import { ExportMenu } from '../trace/ExportMenu';
 import { OpenTraceButton } from '../trace/ReplayBar';
 import { useSelection } from '../state/selection';

@@ -12,10 +12,9 @@ import {
 import type { Era } from '../mcp';
 import { RULE_BY_ID, strengthFor } from '../rules/catalogue';
 import type { Offence, ReportCard as Card, RuleResult, Strength, Verdict } from '../rules/report-types';
-import { Button, focusRing, narrowLabel } from '../ui/Button';
+import { Button, focusRing } from '../ui/Button';
 import { downloadText } from '../ui/download';
 import { CopyButton } from '../ui/CopyButton';
-import { Dialog } from '../ui/Dialog';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { ErrorNote } from '../ui/Panel';
 import { useConnection } from '../state/connection';
@@ -25,7 +24,7 @@ import { formatClock } from '../format/time';
 import { byVerdict, reportMarkdown, VERDICT_ORDER } from './report-markdown';
 import { reportFileName, reportJson } from './report-json';
 import { useReportCard } from './hooks';
-import { closeReport, openReport, useReport } from './report-store';
+import { closeReport, useReport } from './report-store';
 import { CheckConfirm } from './CheckConfirm';
 import { CheckProgress } from './CheckProgress';
 
@@ -284,37 +283,11 @@ function CardBody() {
 }
 
 /** The report card, while open: a dialog over the page, closed by its button, the backdrop or Escape. */
-export function ReportCardDialog() {
-  const open = useReport((s) => s.open);
-  if (!open) return null;
+/** The card's content, loaded with the card: the whole rule book is judged only once somebody opens it. */
+export default function ReportCardBody() {
   return (
-    <Dialog
-      title="Receiver report card"
-      onClose={closeReport}
-      testId="report-card"
-      className="w-[min(80rem,95vw)]"
-    >
-      <ErrorBoundary label="The report card" raw={() => useReport.getState().check}>
-        <CardBody />
-      </ErrorBoundary>
-    </Dialog>
-  );
-}
-
-/** The header's way in. */
-export function ReportCardButton() {
-  const connected = useConnection((s) => s.status === 'connected');
-  return (
-    <Button
-      variant="ghost"
-      onClick={openReport}
-      title={
-        connected ? 'Receiver report card: how well it follows the task rules' : 'Connect to a receiver first'
-      }
-      disabled={!connected}
-      data-testid="open-report"
-    >
-      <ClipboardCheck size={14} aria-hidden /> <span className={narrowLabel}>Report card</span>
-    </Button>
+    <ErrorBoundary label="The report card" raw={() => useReport.getState().check}>
+      <CardBody />
+    </ErrorBoundary>
   );
 }

@@ -24,6 +24,7 @@ export type MarkKind =
   | 'session'
   | 'progress'
   | 'log'
+  | 'purge'
   | 'ttl';
 
 export interface Mark {
@@ -69,6 +70,11 @@ export interface TimelineContext {
   createdAt?: number;
   /** createdAt + ttl, corrected likewise; absent when the task never expires or it is unknown. */
   ttlDeadline?: number;
+  /**
+   * How far outside the observed span the deadline is drawn in place, as a share of the span (DEADLINE_NEAR
+   * by default; Infinity when where it lay is the point, as for a task purged before it).
+   */
+  deadlineReach?: number;
 }
 
 /**
@@ -251,6 +257,11 @@ export function buildTimeline(task: TrackedTask, now: number, context: TimelineC
         });
         break;
       case 'purged':
+        marks.push({
+          kind: 'purge',
+          at: entry.at,
+          detail: `purged ${formatClock(entry.at, { millis: true })}: ${entry.error.message}`,
+        });
         break;
       case 'session':
         marks.push({
@@ -284,7 +295,7 @@ export function buildTimeline(task: TrackedTask, now: number, context: TimelineC
   });
   const deadline = context.ttlDeadline;
   if (deadline !== undefined && Number.isFinite(deadline)) {
-    const reach = (view.end - view.start) * DEADLINE_NEAR;
+    const reach = (view.end - view.start) * (context.deadlineReach ?? DEADLINE_NEAR);
     // Inside the unobserved time drawn shortened, a position would lie; the countdown still says it.
     const hidden = unobserved && unobserved.drawnStart > unobserved.start && deadline < unobserved.end;
     if (!hidden && deadline >= view.start - reach && deadline <= view.end + reach) {

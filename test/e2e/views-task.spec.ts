@@ -181,7 +181,9 @@ test('a task first seen late: the time before its first observation is drawn as 
   const detail = page.getByTestId('task-detail');
   await expect(detail.getByTestId('result')).toContainText('Finished');
   await expect(detail.getByTestId('unobserved')).toHaveCount(0);
-  // Forget it, then learn of it again from tasks/list: first seen now, created seconds ago.
+  // Forget it, then learn of it again from tasks/list: first seen now, created seconds ago. Clear is on the
+  // receiver card, folded to one line once connected.
+  await page.getByTestId('receiver-toggle').click();
   await page.getByTestId('clear-history').click();
   await expect(page.getByTestId('task-row')).toHaveCount(0);
   await page.waitForTimeout(1000);
