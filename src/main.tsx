@@ -22,7 +22,7 @@ const traceUrl = initialTraceUrl();
 const serverUrl = initialServerUrl();
 // The address follows what is on screen from here on (the receiver, the task open, the trace).
 syncAddress();
-if (traceUrl !== null) void openTraceUrl(traceUrl, initialReplaySpeed());
+if (traceUrl !== null) void openTraceUrl(traceUrl, initialReplaySpeed(), true);
 else void connect(serverUrl, initialHeaders(serverUrl), { resume: true, keepSelection: true });
 // The session is not ended here (only Disconnect sends DELETE): a reload resumes it, and receivers expire
 // idle ones. What history has pending is written now.

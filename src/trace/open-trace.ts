@@ -26,6 +26,8 @@ export async function openTraceText(
   text: string,
   speed: ReplaySpeed = useReplay.getState().speed,
   source?: string,
+  /** The task open is the recording's (the address named both): it stays open. */
+  keepTask = false,
 ): Promise<boolean> {
   useReplay.setState({ opening: true, errors: undefined, warnings: undefined });
   const checked = await getEngine().request({ type: 'replayCheck', trace: text });
@@ -59,7 +61,7 @@ export async function openTraceText(
     streamNote: undefined,
   });
   const selection = useSelection.getState().selection;
-  if (selection.kind === 'task' || selection.kind === 'tool')
+  if ((selection.kind === 'task' && !keepTask) || selection.kind === 'tool')
     useSelection.getState().select({ kind: 'none' });
   const reply = await getEngine().request({ type: 'replay', connectionId: id, speed });
   if (!reply.ok) {
@@ -68,6 +70,9 @@ export async function openTraceText(
     return false;
   }
   useReplay.setState({ info: reply.info, speed, warnings: reply.warnings, opening: false, source });
+  // A replay with nothing open shows itself: its most telling task, from the first moment it appears.
+  if (useSelection.getState().selection.kind === 'none' && reply.info.featuredTaskId)
+    useSelection.getState().select({ kind: 'task', taskId: reply.info.featuredTaskId });
   return true;
 }
 
@@ -134,6 +139,7 @@ export async function readCapped(response: Response, maxBytes: number): Promise<
 export async function openTraceUrl(
   raw: string,
   speed: ReplaySpeed = useReplay.getState().speed,
+  keepTask = false,
 ): Promise<boolean> {
   const url = sameOriginTraceUrl(raw);
   if (typeof url === 'string') {
@@ -152,7 +158,7 @@ export async function openTraceUrl(
       refuse([`${url.pathname} is larger than ${MAX_TRACE_BYTES / 1024 / 1024} MB: not opened`]);
       return false;
     }
-    return await openTraceText(text, speed, raw);
+    return await openTraceText(text, speed, raw, keepTask);
   } catch (error) {
     refuse([
       `${url.pathname} could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
