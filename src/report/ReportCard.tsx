@@ -81,7 +81,7 @@ function SpecLink({ href, era }: { href: string | undefined; era: Era }) {
   } catch {
     safe = undefined;
   }
-  if (!safe) return <span className="text-slate-400">—</span>;
+  if (!safe) return <span className="text-slate-500">—</span>;
   return (
     <a
       href={safe}
@@ -97,7 +97,7 @@ function SpecLink({ href, era }: { href: string | undefined; era: Era }) {
 
 /** Opens the task at the offending observation; evidence from the wire alone is said as text. */
 function OffenceLink({ offence }: { offence: Offence | undefined }) {
-  if (!offence) return <span className="text-slate-400">—</span>;
+  if (!offence) return <span className="text-slate-500">—</span>;
   const when = offence.at !== undefined ? formatClock(offence.at, { millis: true }) : undefined;
   const taskId = offence.taskId;
   return (

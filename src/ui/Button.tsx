@@ -12,7 +12,7 @@ export const narrowLabel = 'max-xl:sr-only';
 
 const variants = {
   primary:
-    'bg-sky-600 text-white hover:bg-sky-500 disabled:bg-slate-300 disabled:text-slate-500 dark:disabled:bg-slate-800',
+    'bg-sky-700 text-white hover:bg-sky-800 disabled:bg-slate-300 disabled:text-slate-600 dark:disabled:bg-slate-800 dark:disabled:text-slate-400',
   ghost:
     'text-slate-600 hover:bg-slate-100 disabled:text-slate-300 dark:text-slate-300 dark:hover:bg-slate-800 dark:disabled:text-slate-600',
   outline:
