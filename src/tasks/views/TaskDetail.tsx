@@ -81,6 +81,10 @@ export function TaskDetail({ taskId }: { taskId: string }) {
   const replaying = useReplay((s) => s.connectionId !== undefined);
   const canCancelHere = useConnection((s) => !!s.support?.cancel) && !replaying;
   const waiting = useInbox(useShallow((s) => pendingFor(s.items, taskId)));
+  // What was asked and answered stays on the task, after the question it answered.
+  const answered = useInbox(
+    useShallow((s) => s.items.filter((i) => i.relatedTaskId === taskId && i.state !== 'pending')),
+  );
   const clockOffset = useTasks((s) => s.clockOffsetMs);
   // Opened at a moment (from the report card), or a mark clicked on the timeline: the observations scroll there.
   const openedAt = useSelection((s) =>
@@ -155,6 +159,16 @@ export function TaskDetail({ taskId }: { taskId: string }) {
             The receiver is asking
           </h2>
           {waiting.map((item) => (
+            <InboxItemCard key={item.key} item={item} showTask={false} />
+          ))}
+        </section>
+      )}
+      {answered.length > 0 && (
+        <section className="space-y-2" aria-label="Asked and answered" data-testid="task-answered">
+          <h2 className="text-xs font-semibold tracking-wide text-slate-600 uppercase dark:text-slate-300">
+            Asked and answered
+          </h2>
+          {answered.map((item) => (
             <InboxItemCard key={item.key} item={item} showTask={false} />
           ))}
         </section>

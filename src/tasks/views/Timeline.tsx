@@ -2,7 +2,8 @@ import type { CSSProperties } from 'react';
 import { useNow } from '../../state/clock';
 import { localTaskTimes } from '../../tracker/ttl';
 import { formatClock, formatMs } from '../../format/time';
-import { buildTimeline, type MarkKind, type PollStep } from '../../tracker/timeline-model';
+import { buildTimeline, RESULT_NAME, type MarkKind, type PollStep } from '../../tracker/timeline-model';
+import { useConnection } from '../../state/connection';
 import { useTaskSnapshot } from '../hooks';
 import { useTasks } from '../tasks-store';
 import { statusFill } from './StatusBadge';
@@ -143,6 +144,7 @@ export function Timeline({
   const now = useNow();
   const snapshot = useTaskSnapshot(task.taskId);
   const offset = useTasks((s) => s.clockOffsetMs);
+  const era = useConnection((s) => s.era ?? s.support?.era ?? '2025-11-25');
   // Where the deadline lay is the point for a purged task and for a ttl rule broken; an ended task
   // waiting for its purge shows the deadline it waits for.
   const deadlineReach =
@@ -154,6 +156,7 @@ export function Timeline({
   const model = buildTimeline(task, task.lifecycle === 'live' ? now : 0, {
     ...localTaskTimes(snapshot, offset),
     deadlineReach,
+    resultName: RESULT_NAME[era],
   });
   const { view, unobserved } = model;
   const span = Math.max(1, view.end - view.start);
