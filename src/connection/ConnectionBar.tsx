@@ -25,7 +25,8 @@ function RetryIn({ at, attempt }: { at: number; attempt?: number }) {
   const now = useNow();
   const seconds = Math.max(0, Math.ceil((at - now) / 1000));
   return (
-    <span className="text-slate-500" data-testid="connection-retry">
+    // On narrow windows the main pane's problem panel counts it down instead: the URL field keeps its room.
+    <span className="text-slate-500 max-xl:hidden" data-testid="connection-retry">
       {seconds > 0 ? `retrying in ${seconds} s` : 'retrying…'}
       {attempt !== undefined && attempt > 1 ? ` (attempt ${attempt})` : ''}
     </span>
@@ -79,7 +80,7 @@ export function ConnectionBar() {
   return (
     <form onSubmit={submit} className="relative flex min-w-0 flex-1 items-center gap-1.5">
       <span
-        className="flex items-center gap-1.5 text-xs whitespace-nowrap text-slate-500 dark:text-slate-400"
+        className="flex shrink-0 items-center gap-1.5 text-xs whitespace-nowrap text-slate-600 dark:text-slate-300"
         data-testid="connection-status"
         data-status={status === 'connected' && degraded ? 'degraded' : status}
         title={
@@ -106,7 +107,7 @@ export function ConnectionBar() {
         )}
         {status === 'connected' && degraded && (
           <span
-            className="max-w-64 truncate text-amber-700 dark:text-amber-400"
+            className="max-w-64 truncate text-amber-700 max-xl:max-w-28 dark:text-amber-400"
             data-testid="connection-problem"
           >
             {degraded.error.message}
