@@ -10,6 +10,7 @@ import { initialSelection, useSelection } from './state/selection';
 import { getEngine } from './bridge/engine-bridge';
 import { connect, initialHeaders, initialServerUrl, pageHiding } from './connection/actions';
 import { initialReplaySpeed, initialTraceUrl, openTraceUrl } from './trace/open-trace';
+import { syncAddress } from './app/address';
 
 applyTheme();
 useSelection.setState({ selection: initialSelection() });
@@ -19,8 +20,10 @@ wireEngine(getEngine(), queryClient);
 // ?trace= replays a recording (from this origin only) instead: then no receiver is contacted at all.
 const traceUrl = initialTraceUrl();
 const serverUrl = initialServerUrl();
-if (traceUrl !== null) void openTraceUrl(traceUrl, initialReplaySpeed());
-else void connect(serverUrl, initialHeaders(serverUrl), { resume: true });
+// The address follows what is on screen from here on (the receiver, the task open, the trace).
+syncAddress();
+if (traceUrl !== null) void openTraceUrl(traceUrl, initialReplaySpeed(), true);
+else void connect(serverUrl, initialHeaders(serverUrl), { resume: true, keepSelection: true });
 // The session is not ended here (only Disconnect sends DELETE): a reload resumes it, and receivers expire
 // idle ones. What history has pending is written now.
 window.addEventListener('pagehide', pageHiding);

@@ -1,71 +1,98 @@
-import { ConnectionBar } from '../connection/ConnectionBar';
-import { ServerCard } from '../connection/ServerCard';
+import { useRef } from 'react';
+import { ReceiverSection } from '../connection/ReceiverSection';
 import { ToolList } from '../tools/ToolList';
 import { TaskList } from '../tasks/views/TaskList';
 import { TrafficDrawer } from '../traffic/TrafficDrawer';
-import { Panel } from '../ui/Panel';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
+import { Splitter } from '../ui/Splitter';
+import { TOOLS_DEFAULT_SHARE, TOOLS_MIN, useLayout } from '../state/layout';
 import { MainPane } from './MainPane';
-import { ThemeToggle } from './ThemeToggle';
-import { InboxButton } from '../inbox/InboxView';
-import { useSelection } from '../state/selection';
+import { AppHeader } from './AppHeader';
 import { useKeymap } from '../ui/useKeymap';
-import { focusRing } from '../ui/Button';
-import { ShortcutsOverlay } from './ShortcutsOverlay';
-import { ReportCardButton, ReportCardDialog } from '../report/ReportCard';
-import { ExportMenu } from '../trace/ExportMenu';
-import { OpenTraceButton, ReplayBar, TraceDropZone } from '../trace/ReplayBar';
+import { ReportCardDialog } from '../report/ReportCardEntry';
+import { ReplayBar, TraceDropZone } from '../trace/ReplayBar';
+
+/** The task list keeps at least this much of the sidebar, however tall the tools' split is made. */
+const TASKS_MIN = '18rem';
+
+/**
+ * The sidebar: the receiver as one line (unfolded on demand), the tools in a split of their own that
+ * scrolls, and the task list in all the height that is left. Its width and the tools' split are dragged
+ * (or moved with the arrow keys) and remembered.
+ */
+function Sidebar() {
+  const width = useLayout((s) => s.sidebarWidth);
+  const setWidth = useLayout((s) => s.setSidebarWidth);
+  const toolsHeight = useLayout((s) => s.toolsHeight);
+  const setToolsHeight = useLayout((s) => s.setToolsHeight);
+  const asideRef = useRef<HTMLElement>(null);
+  const toolsRef = useRef<HTMLDivElement>(null);
+  return (
+    <>
+      <aside
+        ref={asideRef}
+        className="flex min-h-0 shrink-0 flex-col"
+        style={{ width }}
+        aria-label="Receiver, tools and tasks"
+      >
+        <ReceiverSection />
+        <div
+          ref={toolsRef}
+          className="flex min-h-0 shrink-0 flex-col"
+          style={{
+            height: toolsHeight ?? `${TOOLS_DEFAULT_SHARE * 100}%`,
+            minHeight: TOOLS_MIN,
+            maxHeight: `calc(100% - ${TASKS_MIN})`,
+          }}
+          data-testid="tools-split"
+        >
+          <ErrorBoundary label="The tool list">
+            <ToolList />
+          </ErrorBoundary>
+        </div>
+        <Splitter
+          axis="y"
+          size={() => toolsRef.current?.getBoundingClientRect().height ?? TOOLS_MIN}
+          setSize={(height) => {
+            // No taller than its split may be drawn: a stored height past it would make the handle feel dead.
+            const aside = asideRef.current?.getBoundingClientRect().height ?? Infinity;
+            setToolsHeight(Math.min(height, aside - 18 * 16));
+          }}
+          label="Resize the tools and the task list"
+          testId="tools-resize"
+        />
+        <div className="flex min-h-0 flex-1 flex-col">
+          <ErrorBoundary label="The task list">
+            <TaskList />
+          </ErrorBoundary>
+        </div>
+      </aside>
+      <Splitter axis="x" size={width} setSize={setWidth} label="Resize the sidebar" testId="sidebar-resize" />
+    </>
+  );
+}
 
 export function App() {
   useKeymap();
   return (
     <div className="flex h-full flex-col">
-      <header className="flex items-center gap-4 border-b border-slate-200 px-3 py-2 dark:border-slate-800">
-        <a href="/" className={`flex items-center gap-2 rounded font-semibold tracking-tight ${focusRing}`}>
-          <img src="/favicon.svg" alt="" className="h-5 w-5" />
-          Taskscope
-        </a>
-        <ConnectionBar />
-        <InboxButton onOpen={() => useSelection.getState().select({ kind: 'inbox' })} />
-        <ReportCardButton />
-        <ExportMenu />
-        <OpenTraceButton />
-        <ShortcutsOverlay />
-        <ThemeToggle />
-      </header>
+      <AppHeader />
       <ErrorBoundary label="The replay bar">
         <ReplayBar />
       </ErrorBoundary>
       <TraceDropZone />
-      {/* Shrinks as the traffic drawer grows: what does not fit scrolls inside its panel, never under the drawer. */}
       <div className="flex min-h-0 flex-1 overflow-hidden">
-        <aside className="flex min-h-0 w-80 shrink-0 flex-col overflow-y-auto border-r border-slate-200 dark:border-slate-800">
-          {/* Receiver and tools scroll within their share, so the task list always keeps room for rows. */}
-          <Panel title="Receiver" className="max-h-[30%] min-h-24 shrink-0">
-            <div className="min-h-0 overflow-y-auto">
-              <ErrorBoundary label="The receiver card">
-                <ServerCard />
-              </ErrorBoundary>
-            </div>
-          </Panel>
-          <Panel title="Tools" className="max-h-[30%] min-h-36 shrink-0">
-            <ErrorBoundary label="The tool list">
-              <ToolList />
-            </ErrorBoundary>
-          </Panel>
-          <Panel title="Tasks" className="min-h-40 flex-1">
-            <ErrorBoundary label="The task list">
-              <TaskList />
-            </ErrorBoundary>
-          </Panel>
-        </aside>
-        <main className="min-w-0 flex-1 overflow-y-auto">
-          <MainPane />
-        </main>
+        <Sidebar />
+        {/* The traffic drawer takes its height from the main pane alone: the task list keeps all of its. */}
+        <div className="flex min-h-0 min-w-0 flex-1 flex-col">
+          <main className="min-h-0 min-w-0 flex-1 overflow-y-auto">
+            <MainPane />
+          </main>
+          <ErrorBoundary label="The traffic drawer">
+            <TrafficDrawer />
+          </ErrorBoundary>
+        </div>
       </div>
-      <ErrorBoundary label="The traffic drawer">
-        <TrafficDrawer />
-      </ErrorBoundary>
       <ErrorBoundary label="The report card">
         <ReportCardDialog />
       </ErrorBoundary>

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { MousePointerClick } from 'lucide-react';
+import { MousePointerClick, Unplug } from 'lucide-react';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { toolsQuery } from '../tools/queries';
@@ -10,6 +10,8 @@ import { InboxView } from '../inbox/InboxView';
 import { EmptyState } from '../ui/Panel';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { useSelection } from '../state/selection';
+import { useTasks } from '../tasks/tasks-store';
+import { ConnectionProblem, useConnectionProblem } from '../connection/ConnectionProblem';
 
 function ToolPane({ name }: { name: string }) {
   const { id, support, status } = useConnection();
@@ -36,7 +38,23 @@ export function MainPane() {
 function SelectedPane() {
   const selection = useSelection((s) => s.selection);
   const server = useConnection((s) => s.server);
+  const status = useConnection((s) => s.status);
+  const url = useConnection((s) => s.url);
   const replaying = useReplay((s) => s.connectionId !== undefined);
+  const tracked = useTasks((s) => selection.kind === 'task' && s.tasks.has(selection.taskId));
+  // With no connection the error is what the pane is about; a task seen before stays below it.
+  const problem = useConnectionProblem();
+  if (problem)
+    return (
+      <div className="space-y-2">
+        <div className="p-4 pb-0">
+          <ConnectionProblem />
+        </div>
+        {selection.kind === 'task' && tracked && <TaskDetail taskId={selection.taskId} />}
+        {selection.kind === 'inbox' && <InboxView />}
+        {selection.kind === 'overview' && <Waterfall />}
+      </div>
+    );
   if (selection.kind === 'tool') return <ToolPane name={selection.name} />;
   if (selection.kind === 'task') return <TaskDetail taskId={selection.taskId} />;
   if (selection.kind === 'inbox') return <InboxView />;
@@ -48,6 +66,15 @@ function SelectedPane() {
         Pick a task on the left to see its timeline as it was recorded.
       </EmptyState>
     );
+  if (status === 'closed' || status === 'idle')
+    return (
+      <EmptyState icon={<Unplug size={24} />} title={name ? `Disconnected from ${name}` : 'Not connected'}>
+        {url ? 'The session was ended. ' : ''}Connect to a receiver with its URL in the header; what was seen
+        stays on the left.
+      </EmptyState>
+    );
+  if (status === 'connecting')
+    return <EmptyState icon={<MousePointerClick size={24} />} title={`Connecting to ${url}…`} />;
   return (
     <EmptyState icon={<MousePointerClick size={24} />} title={name ? `Connected to ${name}` : 'Taskscope'}>
       Pick a tool on the left to run it as a task, or a task to see its timeline.

@@ -1,5 +1,5 @@
 import { useRef, useState, type FormEvent } from 'react';
-import { Plug, Unplug, KeyRound } from 'lucide-react';
+import { Plug, Unplug, KeyRound, RotateCw } from 'lucide-react';
 import { Button } from '../ui/Button';
 import { usePopover } from '../ui/usePopover';
 import { connect, disconnect } from './actions';
@@ -25,7 +25,8 @@ function RetryIn({ at, attempt }: { at: number; attempt?: number }) {
   const now = useNow();
   const seconds = Math.max(0, Math.ceil((at - now) / 1000));
   return (
-    <span className="text-slate-500" data-testid="connection-retry">
+    // On narrow windows the main pane's problem panel counts it down instead: the URL field keeps its room.
+    <span className="text-slate-500 max-xl:hidden" data-testid="connection-retry">
       {seconds > 0 ? `retrying in ${seconds} s` : 'retrying…'}
       {attempt !== undefined && attempt > 1 ? ` (attempt ${attempt})` : ''}
     </span>
@@ -77,9 +78,9 @@ export function ConnectionBar() {
   };
 
   return (
-    <form onSubmit={submit} className="relative flex min-w-0 flex-1 items-center gap-2">
+    <form onSubmit={submit} className="relative flex min-w-0 flex-1 items-center gap-1.5">
       <span
-        className="flex items-center gap-1.5 text-xs whitespace-nowrap text-slate-500 dark:text-slate-400"
+        className="flex shrink-0 items-center gap-1.5 text-xs whitespace-nowrap text-slate-600 dark:text-slate-300"
         data-testid="connection-status"
         data-status={status === 'connected' && degraded ? 'degraded' : status}
         title={
@@ -106,7 +107,7 @@ export function ConnectionBar() {
         )}
         {status === 'connected' && degraded && (
           <span
-            className="max-w-64 truncate text-amber-700 dark:text-amber-400"
+            className="max-w-64 truncate text-amber-700 max-xl:max-w-28 dark:text-amber-400"
             data-testid="connection-problem"
           >
             {degraded.error.message}
@@ -122,7 +123,9 @@ export function ConnectionBar() {
         onChange={(e) => setDraft(e.target.value)}
         spellCheck={false}
         placeholder="http://127.0.0.1:3001/mcp"
-        className="min-w-0 flex-1 rounded-md bg-slate-100 px-2 py-1 font-mono text-xs ring-1 ring-slate-200 outline-none ring-inset focus:ring-2 focus:ring-sky-500 dark:bg-slate-900 dark:ring-slate-700"
+        // The URL keeps room to be read (at least 240 px): the header's secondary buttons give way first.
+        className="min-w-60 flex-1 rounded-md bg-slate-100 px-2 py-1 font-mono text-xs ring-1 ring-slate-200 outline-none ring-inset focus:ring-2 focus:ring-sky-500 dark:bg-slate-900 dark:ring-slate-700"
+        data-testid="server-url"
       />
       <div className="relative">
         <Button
@@ -182,11 +185,20 @@ export function ConnectionBar() {
         </Button>
       ) : status !== 'idle' && status !== 'error' && status !== 'closed' ? (
         <>
-          <Button type="submit" variant="outline" title="Reconnect (new session)">
-            <Plug size={14} /> Reconnect
+          <Button
+            type="submit"
+            variant="outline"
+            title="Connect again to the URL in the field (a new session)"
+          >
+            <RotateCw size={14} aria-hidden /> Reconnect
           </Button>
-          <Button variant="ghost" onClick={() => void disconnect()} title="End the session (DELETE)">
-            <Unplug size={14} />
+          <Button
+            variant="ghost"
+            onClick={() => void disconnect()}
+            title="End the session with the receiver (DELETE) and stop polling"
+            data-testid="disconnect"
+          >
+            <Unplug size={14} aria-hidden /> Disconnect
           </Button>
         </>
       ) : (

@@ -6,14 +6,12 @@ import { usePreferences } from '../state/preferences';
 import { useSelection } from '../state/selection';
 import { useConnection } from '../state/connection';
 import { endReplay, isReplaying, useReplay } from '../state/replay';
+import { receiverFromParam } from '../state/address';
 import { normaliseReceiverUrl } from './receiver-url';
 import { SessionClaims, forgetSession, rememberSession, storedSession } from './session-claim';
 import { headersFor, recordUse, relayChosen } from './saved-receivers';
 import { fetchRelayRoute } from './relay-route';
 import { eraChoice } from './era-choice';
-
-/** Where the dashboard connects when no ?server= is given: the demo receiver `npm start` mounts beside it. */
-export const demoReceiverUrl = () => new URL('/demo/mcp', window.location.origin).toString();
 
 /** A URL only if it is http(s); one typed without a scheme gets one (see receiver-url.ts). */
 export function parseReceiverUrl(raw: string): URL | null {
@@ -48,6 +46,11 @@ export async function disconnect(): Promise<void> {
 export interface ConnectOptions {
   /** Take up this tab's session from before the reload, if no other tab holds it and the receiver still knows it. */
   resume?: boolean;
+  /**
+   * The task or tool open belongs to this receiver (the address said both). Otherwise a new receiver closes
+   * them: its first question must not be about another receiver's task id.
+   */
+  keepSelection?: boolean;
 }
 
 /**
@@ -62,6 +65,15 @@ export async function connect(
 ): Promise<void> {
   const url = parseReceiverUrl(rawUrl);
   const id = useConnection.getState().id + 1;
+  const previousUrl = useConnection.getState().url;
+  const selected = useSelection.getState().selection;
+  if (
+    !options.keepSelection &&
+    previousUrl !== '' &&
+    previousUrl !== (url?.toString() ?? rawUrl) &&
+    (selected.kind === 'task' || selected.kind === 'tool')
+  )
+    useSelection.getState().select({ kind: 'none' });
   // The trace's rows are not this receiver's: the log and the inbox start from what it sends. (A replay
   // started from clean stores, so its log holds nothing else.)
   const leavingReplay = useReplay.getState().connectionId !== undefined;
@@ -193,7 +205,7 @@ export async function clearHistory(): Promise<void> {
 
 /** The receiver a page load should connect to: ?server= wins, then the demo receiver. */
 export function initialServerUrl(search = window.location.search): string {
-  return new URLSearchParams(search).get('server') ?? demoReceiverUrl();
+  return receiverFromParam(new URLSearchParams(search).get('server'));
 }
 
 /** Headers for a receiver the page connects to by itself: the tab's, or those the person chose to remember. */

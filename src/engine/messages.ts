@@ -261,6 +261,8 @@ export interface ReplayInfo {
   startedAt: number;
   endedAt: number;
   tasks: number;
+  /** The task that shows most of what the recording holds: opened when the replay starts with none open. */
+  featuredTaskId?: string;
 }
 
 /** A replay's speed: 1×, 4×, or instantly to the end. */

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { formatDateTime, formatDuration, formatFileStamp, formatMs } from './time';
+import { formatCountdown, formatDateTime, formatFileStamp, formatMs } from './time';
 
 describe('formatting', () => {
-  it('formats countdowns as clock times, never raw ms', () => {
-    expect(formatDuration(7_000)).toBe('0:07');
-    expect(formatDuration(249_001)).toBe('4:10');
-    expect(formatDuration(3_909_000)).toBe('1:05:09');
-    expect(formatDuration(-5)).toBe('0:00');
+  it('formats countdowns in the same words as durations, to the second, never raw ms', () => {
+    expect(formatCountdown(7_000)).toBe('7 s');
+    expect(formatCountdown(6_001)).toBe('7 s');
+    expect(formatCountdown(249_001)).toBe('4 min 10 s');
+    expect(formatCountdown(240_000)).toBe('4 min');
+    expect(formatCountdown(3_909_000)).toBe('1 h 5 min');
+    expect(formatCountdown(-5)).toBe('0 s');
+    expect(formatCountdown(3 * 86_400_000)).toBe('3 days');
+    expect(formatCountdown(Infinity)).toBe('effectively never');
   });
   it('formats latencies and intervals', () => {
     expect(formatMs(850)).toBe('850 ms');

@@ -1,6 +1,6 @@
 /**
- * Every time and duration a person reads, in one form: a countdown (1:05:09), a short duration (850 ms, 1.5 s,
- * 2 min), a wall-clock time (14:03:07.250) and a date with its time. Pure: the page, the Worker's messages and
+ * Every time and duration a person reads, in one form: a short duration (850 ms, 1.5 s, 2 min), a countdown to
+ * the second (3 min 24 s), a wall-clock time (14:03:07.250) and a date with its time. Pure: the page, the Worker's messages and
  * the command line print the same words.
  */
 const DAY_MS = 86_400_000;
@@ -8,16 +8,20 @@ const YEAR_MS = 365.25 * DAY_MS;
 /** A ttl or interval beyond this is no deadline a person could wait for: shown as "effectively never". */
 export const EFFECTIVELY_FOREVER_MS = 100 * YEAR_MS;
 
-/** 1:05:09, 4:09, 0:07: a countdown a person reads at a glance, never a raw millisecond number. */
-export function formatDuration(ms: number): string {
+/**
+ * A countdown in the page's one duration form, to the second: 52 s, 3 min 24 s, 1 h 5 min. It ticks every
+ * second where a short duration (3.4 min) would sit still for six.
+ */
+export function formatCountdown(ms: number): string {
   if (!Number.isFinite(ms) || ms >= EFFECTIVELY_FOREVER_MS) return 'effectively never';
   if (ms >= 2 * DAY_MS) return formatMs(ms);
   const total = Math.max(0, Math.ceil(ms / 1000));
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
   const s = total % 60;
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return h > 0 ? `${h}:${pad(m)}:${pad(s)}` : `${m}:${pad(s)}`;
+  if (h > 0) return m > 0 ? `${h} h ${m} min` : `${h} h`;
+  if (m > 0) return s > 0 ? `${m} min ${s} s` : `${m} min`;
+  return `${s} s`;
 }
 
 /** Short human durations for latencies and intervals: 850 ms, 1.5 s, 2 min. */

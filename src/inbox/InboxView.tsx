@@ -1,6 +1,6 @@
 import { Inbox } from 'lucide-react';
 import { EmptyState } from '../ui/Panel';
-import { focusRing } from '../ui/Button';
+import { focusRing, narrowLabel } from '../ui/Button';
 import { InboxItemCard } from './InboxItemCard';
 import { useInbox } from './inbox-store';
 
@@ -47,11 +47,15 @@ export function InboxButton({ onOpen }: { onOpen: () => void }) {
     <button
       type="button"
       onClick={onOpen}
-      className={`relative rounded-md p-1.5 hover:bg-slate-100 dark:hover:bg-slate-800 ${focusRing} ${count > 0 ? 'text-amber-600' : 'text-slate-500 dark:text-slate-400'}`}
+      className={`relative flex items-center gap-1.5 rounded-md p-1.5 text-sm font-medium hover:bg-slate-100 dark:hover:bg-slate-800 ${focusRing} ${count > 0 ? 'text-amber-700 dark:text-amber-400' : 'text-slate-600 dark:text-slate-300'}`}
       aria-label={`Inbox, ${count} waiting`}
+      title="Inbox: what receivers ask of you"
       data-testid="inbox-button"
     >
-      <Inbox size={16} />
+      <Inbox size={16} aria-hidden />
+      <span className={narrowLabel} aria-hidden>
+        Inbox
+      </span>
       {count > 0 && (
         <span className="absolute -top-0.5 -right-0.5 rounded-full bg-amber-500 px-1 text-[10px] leading-4 font-semibold text-white">
           {count}

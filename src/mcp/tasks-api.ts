@@ -23,12 +23,24 @@ export interface CreateTaskOptions {
   ttl?: number;
 }
 
+/** 64 random bits as hex: getRandomValues works in Workers, Node and insecure contexts alike. */
+function randomScope(): string {
+  const bytes = new Uint8Array(8);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 /**
  * The task operations of MCP 2025-11-25 on one session, each returning normalised values with warnings.
  * Errors are thrown raw; callers classify them with classifyError, knowing what they asked.
  */
 export class TasksApi {
   private progressSeq = 0;
+  /**
+   * Tokens must not repeat across reloads and tabs: a resumed session (or another tab's) may still report on
+   * a token an earlier page sent, and a counter from 1 would hand that progress to a new task.
+   */
+  private readonly progressScope = randomScope();
   private readonly progress = new ProgressTokens();
   private readonly activityListeners = new Set<(taskId: string, activity: TaskActivity) => void>();
 
@@ -59,7 +71,7 @@ export class TasksApi {
     if (why) throw new LocalRefusal(why);
     const task = options.ttl === undefined ? {} : { ttl: options.ttl };
     // One token per task: the receiver may report progress on it for the task's whole life.
-    const progressToken = `${TASK_PROGRESS_PREFIX}${++this.progressSeq}`;
+    const progressToken = `${TASK_PROGRESS_PREFIX}${this.progressScope}-${++this.progressSeq}`;
     const raw = await this.session.request('tools/call', {
       name: tool.name,
       arguments: args,

@@ -15,7 +15,6 @@ import type { Offence, ReportCard as Card, RuleResult, Strength, Verdict } from 
 import { Button, focusRing } from '../ui/Button';
 import { downloadText } from '../ui/download';
 import { CopyButton } from '../ui/CopyButton';
-import { Dialog } from '../ui/Dialog';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { ErrorNote } from '../ui/Panel';
 import { useConnection } from '../state/connection';
@@ -25,7 +24,7 @@ import { formatClock } from '../format/time';
 import { byVerdict, reportMarkdown, VERDICT_ORDER } from './report-markdown';
 import { reportFileName, reportJson } from './report-json';
 import { useReportCard } from './hooks';
-import { closeReport, openReport, useReport } from './report-store';
+import { closeReport, useReport } from './report-store';
 import { CheckConfirm } from './CheckConfirm';
 import { CheckProgress } from './CheckProgress';
 
@@ -82,7 +81,7 @@ function SpecLink({ href, era }: { href: string | undefined; era: Era }) {
   } catch {
     safe = undefined;
   }
-  if (!safe) return <span className="text-slate-400">—</span>;
+  if (!safe) return <span className="text-slate-500">—</span>;
   return (
     <a
       href={safe}
@@ -98,7 +97,7 @@ function SpecLink({ href, era }: { href: string | undefined; era: Era }) {
 
 /** Opens the task at the offending observation; evidence from the wire alone is said as text. */
 function OffenceLink({ offence }: { offence: Offence | undefined }) {
-  if (!offence) return <span className="text-slate-400">—</span>;
+  if (!offence) return <span className="text-slate-500">—</span>;
   const when = offence.at !== undefined ? formatClock(offence.at, { millis: true }) : undefined;
   const taskId = offence.taskId;
   return (
@@ -284,37 +283,11 @@ function CardBody() {
 }
 
 /** The report card, while open: a dialog over the page, closed by its button, the backdrop or Escape. */
-export function ReportCardDialog() {
-  const open = useReport((s) => s.open);
-  if (!open) return null;
+/** The card's content, loaded with the card: the whole rule book is judged only once somebody opens it. */
+export default function ReportCardBody() {
   return (
-    <Dialog
-      title="Receiver report card"
-      onClose={closeReport}
-      testId="report-card"
-      className="w-[min(80rem,95vw)]"
-    >
-      <ErrorBoundary label="The report card" raw={() => useReport.getState().check}>
-        <CardBody />
-      </ErrorBoundary>
-    </Dialog>
-  );
-}
-
-/** The header's way in. */
-export function ReportCardButton() {
-  const connected = useConnection((s) => s.status === 'connected');
-  return (
-    <Button
-      variant="ghost"
-      onClick={openReport}
-      title={
-        connected ? 'Receiver report card: how well it follows the task rules' : 'Connect to a receiver first'
-      }
-      disabled={!connected}
-      data-testid="open-report"
-    >
-      <ClipboardCheck size={14} /> Report card
-    </Button>
+    <ErrorBoundary label="The report card" raw={() => useReport.getState().check}>
+      <CardBody />
+    </ErrorBoundary>
   );
 }

@@ -22,6 +22,8 @@ export interface ReplayState {
    * trace's own receiver may be long gone (the shipped demo trace's is a recorder's loopback port).
    */
   live?: { url: string; headers: Record<string, string> };
+  /** The trace's path on this origin when it was opened from one (?trace=): the address names it. */
+  source?: string;
 }
 
 export const useReplay = create<ReplayState>()(() => ({ speed: 4, opening: false }));
@@ -31,7 +33,13 @@ export const isReplaying = () => useReplay.getState().connectionId !== undefined
 
 /** A live connection takes the page back: the replay is over. */
 export const endReplay = () =>
-  useReplay.setState({ connectionId: undefined, info: undefined, news: undefined, live: undefined });
+  useReplay.setState({
+    connectionId: undefined,
+    info: undefined,
+    news: undefined,
+    live: undefined,
+    source: undefined,
+  });
 
 /** The replay's virtual time now, following the engine's last anchor; undefined when no replay is on. */
 export function replayNow(realNow = Date.now()): number | undefined {

@@ -13,16 +13,10 @@ interface SelectionState {
   select: (selection: Selection) => void;
 }
 
-/** What the main pane shows. A task selection is mirrored in ?task= so it can be shared and reloaded. */
+/** What the main pane shows. A task selection is mirrored in ?task= (app/address.ts) to be shared and reloaded. */
 export const useSelection = create<SelectionState>()((set) => ({
   selection: { kind: 'none' },
-  select: (selection) => {
-    set({ selection });
-    const url = new URL(window.location.href);
-    if (selection.kind === 'task') url.searchParams.set('task', selection.taskId);
-    else url.searchParams.delete('task');
-    window.history.replaceState(null, '', url);
-  },
+  select: (selection) => set({ selection }),
 }));
 
 export function initialSelection(search = window.location.search): Selection {

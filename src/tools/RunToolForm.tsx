@@ -119,24 +119,36 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
             )}
           </p>
         )}
-        {fields.length === 0 && <p className="text-sm text-slate-500">This tool takes no arguments.</p>}
-        <SchemaFields
-          fields={fields}
-          values={values}
-          errors={errors}
-          idPrefix="arg"
-          onChange={(name, v) => setValues((all) => ({ ...all, [name]: v }))}
-        />
+        {/* Two kinds of field: the tool's own arguments, and the task's (how long the receiver keeps it). */}
+        <fieldset className="space-y-3" data-testid="tool-arguments">
+          <legend className="mb-2 text-xs font-semibold tracking-wide text-slate-600 uppercase dark:text-slate-300">
+            Arguments <span className="font-normal normal-case">(the tool&apos;s input)</span>
+          </legend>
+          {fields.length === 0 && (
+            <p className="text-sm text-slate-600 dark:text-slate-300">This tool takes no arguments.</p>
+          )}
+          <SchemaFields
+            fields={fields}
+            values={values}
+            errors={errors}
+            idPrefix="arg"
+            onChange={(name, v) => setValues((all) => ({ ...all, [name]: v }))}
+          />
+        </fieldset>
         {refusal !== null ? null : support.era === '2026-07-28' ? (
           <p className="text-xs text-slate-500" data-testid="no-ttl-2026">
             2026-07-28: the receiver chooses whether this call becomes a task, and for how long it is kept.
           </p>
         ) : (
-          <div className="space-y-1">
+          <fieldset className="space-y-1 border-t border-slate-200 pt-3 dark:border-slate-800">
+            <legend className="mb-2 text-xs font-semibold tracking-wide text-slate-600 uppercase dark:text-slate-300">
+              Task{' '}
+              <span className="font-normal normal-case">(sent beside the arguments, not to the tool)</span>
+            </legend>
             <label htmlFor="task-ttl" className="text-sm font-medium">
               Task ttl{' '}
-              <span className="text-xs font-normal text-slate-500">
-                (ms, optional; the receiver may change it)
+              <span className="text-xs font-normal text-slate-600 dark:text-slate-300">
+                (ms, optional: how long the receiver keeps the task and its result; it may change it)
               </span>
             </label>
             <input
@@ -147,8 +159,18 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
               className={`${inputClass} w-40 font-mono`}
               placeholder="e.g. 60000"
             />
+            {fields.some((f) => /ttl/i.test(f.name)) && (
+              <p className="text-xs text-slate-600 dark:text-slate-300" data-testid="ttl-fields-note">
+                Not the same as the tool&apos;s own{' '}
+                {fields
+                  .filter((f) => /ttl/i.test(f.name))
+                  .map((f) => f.name)
+                  .join(', ')}{' '}
+                argument above, which only the tool reads.
+              </p>
+            )}
             {errors.__ttl && <p className="text-xs text-red-600">{errors.__ttl}</p>}
-          </div>
+          </fieldset>
         )}
         <div className="flex flex-wrap items-center gap-3">
           <Button

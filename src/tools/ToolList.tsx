@@ -7,7 +7,7 @@ import { classifyError, type ToolInfo } from '../mcp';
 import { focusRing } from '../ui/Button';
 import { moveInItems } from '../ui/keymap';
 import { useListNavigation } from '../ui/useKeymap';
-import { EmptyState, ErrorNote } from '../ui/Panel';
+import { EmptyState, ErrorNote, Panel } from '../ui/Panel';
 import { toolsQuery } from './queries';
 import { TaskSupportBadge } from './TaskSupportBadge';
 
@@ -37,35 +37,43 @@ export function ToolList() {
 
   if (status !== 'connected') {
     return (
-      <EmptyState icon={<Wrench size={20} />} title="No receiver">
-        Connect to list its tools.
-      </EmptyState>
+      <Panel title="Tools">
+        <p className="flex items-center gap-2 px-3 py-2 text-xs text-slate-600 dark:text-slate-300">
+          <Wrench size={14} aria-hidden /> No receiver: connect to list its tools.
+        </p>
+      </Panel>
     );
   }
   if (tools.isPending) {
     return (
-      <div className="space-y-2 p-3" aria-busy>
-        {[0, 1, 2].map((i) => (
-          <div key={i} className="h-6 animate-pulse rounded bg-slate-200 dark:bg-slate-800" />
-        ))}
-      </div>
+      <Panel title="Tools">
+        <div className="space-y-2 p-3" aria-busy>
+          {[0, 1, 2].map((i) => (
+            <div key={i} className="h-6 animate-pulse rounded bg-slate-200 dark:bg-slate-800" />
+          ))}
+        </div>
+      </Panel>
     );
   }
   if (tools.isError) {
     return (
-      <div className="p-3">
-        <ErrorNote title="tools/list failed">
-          {classifyError(tools.error, { method: 'tools/list' }).message}
-        </ErrorNote>
-      </div>
+      <Panel title="Tools">
+        <div className="min-h-0 overflow-y-auto p-3">
+          <ErrorNote title="tools/list failed">
+            {classifyError(tools.error, { method: 'tools/list' }).message}
+          </ErrorNote>
+        </div>
+      </Panel>
     );
   }
   const { tools: list, warnings } = tools.data;
   if (list.length === 0) {
     return (
-      <EmptyState icon={<Wrench size={20} />} title="No tools">
-        This receiver lists no tools.
-      </EmptyState>
+      <Panel title="Tools">
+        <EmptyState icon={<Wrench size={20} />} title="No tools">
+          This receiver lists no tools.
+        </EmptyState>
+      </Panel>
     );
   }
   const shown = list.filter((tool) => matchesTool(tool, query));
@@ -83,63 +91,77 @@ export function ToolList() {
     }
   };
   return (
-    <div className="flex min-h-0 flex-col" data-tool-list-root>
-      <div className="border-b border-slate-200 px-2 py-1.5 dark:border-slate-800">
-        <div className="relative">
-          <Search size={12} className="absolute top-1/2 left-2 -translate-y-1/2 text-slate-400" aria-hidden />
-          <input
-            ref={searchRef}
-            type="search"
-            value={query}
-            onChange={(e) => setQuery(e.target.value)}
-            onKeyDown={onSearchKey}
-            placeholder={`Search ${list.length} tools`}
-            aria-label="Search tools"
-            spellCheck={false}
-            data-testid="tool-search"
-            className="w-full rounded bg-slate-100 py-1 pr-2 pl-6 text-xs ring-1 ring-slate-200 outline-none ring-inset focus:ring-2 focus:ring-sky-500 dark:bg-slate-900 dark:ring-slate-700"
-          />
-        </div>
+    <div className="flex min-h-0 flex-1 flex-col" data-tool-list-root>
+      <Panel
+        title="Tools"
+        className="flex-1"
+        wideActions
+        actions={
+          <div className="relative w-full max-w-56">
+            <Search
+              size={12}
+              className="absolute top-1/2 left-2 -translate-y-1/2 text-slate-400"
+              aria-hidden
+            />
+            <input
+              ref={searchRef}
+              type="search"
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+              onKeyDown={onSearchKey}
+              placeholder={`Search ${list.length} tools`}
+              aria-label="Search tools"
+              spellCheck={false}
+              data-testid="tool-search"
+              className="w-full rounded bg-slate-100 py-1 pr-2 pl-6 text-xs ring-1 ring-slate-200 outline-none ring-inset focus:ring-2 focus:ring-sky-500 dark:bg-slate-900 dark:ring-slate-700"
+            />
+          </div>
+        }
+      >
         {query.trim() !== '' && (
-          <p className="mt-1 text-[11px] text-slate-500" data-testid="tool-search-count" aria-live="polite">
+          <p
+            className="px-3 pt-1 text-[11px] text-slate-600 dark:text-slate-300"
+            data-testid="tool-search-count"
+            aria-live="polite"
+          >
             {shown.length} of {list.length} tools
           </p>
         )}
-      </div>
-      <div className="min-h-0 overflow-y-auto">
-        {shown.length === 0 ? (
-          <p className="px-3 py-2 text-xs text-slate-500">No tool matches “{query.trim()}”.</p>
-        ) : (
-          <ul className="py-1" data-testid="tool-list" ref={listRef}>
-            {shown.map((tool) => {
-              const active = selection.kind === 'tool' && selection.name === tool.name;
-              return (
-                <li key={tool.name}>
-                  <button
-                    type="button"
-                    onClick={() => select({ kind: 'tool', name: tool.name })}
-                    title={tool.description}
-                    aria-current={active ? 'true' : undefined}
-                    data-keynav-item
-                    className={`flex w-full items-center justify-between gap-2 px-3 py-1.5 text-left text-sm hover:bg-slate-100 focus-visible:ring-inset dark:hover:bg-slate-900 ${focusRing} ${active ? 'bg-sky-50 dark:bg-sky-950/40' : ''}`}
-                    data-testid={`tool-${tool.name}`}
-                  >
-                    <span className="min-w-0 truncate font-mono text-xs">{tool.name}</span>
-                    <TaskSupportBadge support={tool.taskSupport} />
-                  </button>
-                </li>
-              );
-            })}
-          </ul>
-        )}
-        {warnings.length > 0 && (
-          <ul className="px-3 pb-2 text-xs text-amber-700 dark:text-amber-400">
-            {warnings.map((w, i) => (
-              <li key={i}>⚠ {w.message}</li>
-            ))}
-          </ul>
-        )}
-      </div>
+        <div className="min-h-0 flex-1 overflow-y-auto">
+          {shown.length === 0 ? (
+            <p className="px-3 py-2 text-xs text-slate-500">No tool matches “{query.trim()}”.</p>
+          ) : (
+            <ul className="py-1" data-testid="tool-list" ref={listRef}>
+              {shown.map((tool) => {
+                const active = selection.kind === 'tool' && selection.name === tool.name;
+                return (
+                  <li key={tool.name}>
+                    <button
+                      type="button"
+                      onClick={() => select({ kind: 'tool', name: tool.name })}
+                      title={tool.description}
+                      aria-current={active ? 'true' : undefined}
+                      data-keynav-item
+                      className={`flex w-full items-center justify-between gap-2 px-3 py-1.5 text-left text-sm hover:bg-slate-100 focus-visible:ring-inset dark:hover:bg-slate-900 ${focusRing} ${active ? 'bg-sky-50 dark:bg-sky-950/40' : ''}`}
+                      data-testid={`tool-${tool.name}`}
+                    >
+                      <span className="min-w-0 truncate font-mono text-xs">{tool.name}</span>
+                      <TaskSupportBadge support={tool.taskSupport} />
+                    </button>
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+          {warnings.length > 0 && (
+            <ul className="px-3 pb-2 text-xs text-amber-700 dark:text-amber-400">
+              {warnings.map((w, i) => (
+                <li key={i}>⚠ {w.message}</li>
+              ))}
+            </ul>
+          )}
+        </div>
+      </Panel>
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Download } from 'lucide-react';
-import { Button } from '../ui/Button';
+import { Button, narrowLabel } from '../ui/Button';
 import { downloadText } from '../ui/download';
 import { usePopover } from '../ui/usePopover';
 import { queryClient } from '../state/query-client';
@@ -119,7 +119,7 @@ export function ExportMenu() {
         aria-controls={open ? 'export-menu' : undefined}
         data-testid="export-button"
       >
-        <Download size={14} /> Export
+        <Download size={14} aria-hidden /> <span className={narrowLabel}>Export</span>
       </Button>
       {open && (
         <div

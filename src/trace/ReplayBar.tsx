@@ -4,7 +4,7 @@ import type { ReplaySpeed } from '../engine/messages';
 import { useNow } from '../state/clock';
 import { useReplay } from '../state/replay';
 import { formatClock, formatDateTime, formatMs } from '../format/time';
-import { Button, focusRing } from '../ui/Button';
+import { Button, focusRing, narrowLabel } from '../ui/Button';
 import { ErrorNote } from '../ui/Panel';
 import {
   dismissTraceErrors,
@@ -41,7 +41,7 @@ export function OpenTraceButton() {
         onClick={() => input.current?.click()}
         data-testid="open-trace"
       >
-        <FolderOpen size={14} /> Open trace
+        <FolderOpen size={14} aria-hidden /> <span className={narrowLabel}>Open trace</span>
       </Button>
       <input
         ref={input}

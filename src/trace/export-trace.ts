@@ -102,7 +102,13 @@ function traceTask(task: TrackedTask, sources: TraceSources): TraceTask {
     entries: task.entries,
     droppedEntries: task.droppedEntries,
     sessionId: task.sessionId,
-    progress: task.progress,
+    // Whether it was restored from history is this page's business, not the recording's.
+    progress: task.progress && {
+      progress: task.progress.progress,
+      total: task.progress.total,
+      message: task.progress.message,
+      at: task.progress.at,
+    },
     snapshot: sources.snapshot(task.taskId),
     result: sources.result(task.taskId),
   };

@@ -5,6 +5,7 @@ import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
 import { startPageRecords } from '../tasks/page-records';
+import { demoReceiverUrl, receiverParam } from '../state/address';
 
 const refuse = (errors: string[]) => useReplay.setState({ errors, warnings: undefined, opening: false });
 
@@ -24,6 +25,9 @@ function freshConnection(): number {
 export async function openTraceText(
   text: string,
   speed: ReplaySpeed = useReplay.getState().speed,
+  source?: string,
+  /** The task open is the recording's (the address named both): it stays open. */
+  keepTask = false,
 ): Promise<boolean> {
   useReplay.setState({ opening: true, errors: undefined, warnings: undefined });
   const checked = await getEngine().request({ type: 'replayCheck', trace: text });
@@ -35,7 +39,7 @@ export async function openTraceText(
   useReplay.setState((s) => ({
     // A trace opened during a replay keeps the live receiver the first one left.
     live: s.live ?? {
-      url: before.url || new URL('/demo/mcp', window.location.origin).toString(),
+      url: before.url || demoReceiverUrl(),
       headers: before.headers,
     },
   }));
@@ -57,7 +61,7 @@ export async function openTraceText(
     streamNote: undefined,
   });
   const selection = useSelection.getState().selection;
-  if (selection.kind === 'task' || selection.kind === 'tool')
+  if ((selection.kind === 'task' && !keepTask) || selection.kind === 'tool')
     useSelection.getState().select({ kind: 'none' });
   const reply = await getEngine().request({ type: 'replay', connectionId: id, speed });
   if (!reply.ok) {
@@ -65,7 +69,10 @@ export async function openTraceText(
     refuse(reply.errors);
     return false;
   }
-  useReplay.setState({ info: reply.info, speed, warnings: reply.warnings, opening: false });
+  useReplay.setState({ info: reply.info, speed, warnings: reply.warnings, opening: false, source });
+  // A replay with nothing open shows itself: its most telling task, from the first moment it appears.
+  if (useSelection.getState().selection.kind === 'none' && reply.info.featuredTaskId)
+    useSelection.getState().select({ kind: 'task', taskId: reply.info.featuredTaskId });
   return true;
 }
 
@@ -132,6 +139,7 @@ export async function readCapped(response: Response, maxBytes: number): Promise<
 export async function openTraceUrl(
   raw: string,
   speed: ReplaySpeed = useReplay.getState().speed,
+  keepTask = false,
 ): Promise<boolean> {
   const url = sameOriginTraceUrl(raw);
   if (typeof url === 'string') {
@@ -150,7 +158,7 @@ export async function openTraceUrl(
       refuse([`${url.pathname} is larger than ${MAX_TRACE_BYTES / 1024 / 1024} MB: not opened`]);
       return false;
     }
-    return await openTraceText(text, speed);
+    return await openTraceText(text, speed, raw, keepTask);
   } catch (error) {
     refuse([
       `${url.pathname} could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
@@ -203,9 +211,10 @@ export function setReplaySpeed(speed: ReplaySpeed): void {
   void getEngine().request({ type: 'replaySpeed', speed });
 }
 
-/** Back to a live receiver: a fresh page load, which connects as it always does. */
+/** Back to the live receiver the page was on: a fresh page load of its address, which connects as always. */
 export function leaveReplay(): void {
-  window.location.assign('/');
+  const server = receiverParam(useReplay.getState().live?.url ?? '');
+  window.location.assign(server === undefined ? '/' : `/?server=${encodeURIComponent(server)}`);
 }
 
 export function dismissTraceErrors(): void {

@@ -17,17 +17,22 @@ describe('the task list model', () => {
     { taskId: 'aa1', tool: 'slow_job', status: 'working' },
     { taskId: 'bb2', tool: 'flaky_job', status: 'failed', lifecycle: 'terminal' },
     { taskId: 'cc3', tool: 'slow_job', status: 'completed', lifecycle: 'purged' },
+    { taskId: 'dd4', tool: 'slow_job', status: 'working', lifecycle: 'purged' },
+    { taskId: 'ee5', tool: 'flaky_job', status: 'failed', lifecycle: 'purged' },
   ]);
 
-  it('shows the newest first, filtered by status or purged, searched by id or tool', () => {
-    expect(visibleTaskIds(state, 'all', '')).toEqual(['cc3', 'bb2', 'aa1']);
-    expect(visibleTaskIds(state, 'failed', '')).toEqual(['bb2']);
-    expect(visibleTaskIds(state, 'purged', '')).toEqual(['cc3']);
-    expect(visibleTaskIds(state, 'all', 'SLOW')).toEqual(['cc3', 'aa1']);
+  it('shows the newest first, filtered by outcome or purged, searched by id or tool', () => {
+    expect(visibleTaskIds(state, 'all', '')).toEqual(['ee5', 'dd4', 'cc3', 'bb2', 'aa1']);
+    // A purged task is still found by how it ended; one purged while it worked has no outcome to be found by.
+    expect(visibleTaskIds(state, 'failed', '')).toEqual(['ee5', 'bb2']);
+    expect(visibleTaskIds(state, 'completed', '')).toEqual(['cc3']);
+    expect(visibleTaskIds(state, 'working', '')).toEqual(['aa1']);
+    expect(visibleTaskIds(state, 'purged', '')).toEqual(['ee5', 'dd4', 'cc3']);
+    expect(visibleTaskIds(state, 'all', 'SLOW')).toEqual(['dd4', 'cc3', 'aa1']);
     expect(visibleTaskIds(state, 'all', 'bb')).toEqual(['bb2']);
   });
 
-  it('counts each filter once, a purged task under purged only', () => {
-    expect(countByFilter(state)).toEqual({ all: 3, working: 1, failed: 1, purged: 1 });
+  it('counts a purged task that ended under its outcome and under purged', () => {
+    expect(countByFilter(state)).toEqual({ all: 5, working: 1, failed: 2, completed: 1, purged: 3 });
   });
 });

@@ -1,11 +1,18 @@
-import type { TaskStatus } from '../mcp';
+import { isTerminal, type TaskStatus } from '../mcp';
 import type { TasksState, TrackedTask } from './task-store';
 
 /** What the task list filters by: a status, or purged for tasks the receiver no longer has (or never had). */
 export type ListFilter = TaskStatus | 'purged' | 'all';
 
-export const filterKey = (task: TrackedTask): Exclude<ListFilter, 'all'> =>
-  task.lifecycle === 'purged' || task.lifecycle === 'unknown' ? 'purged' : (task.status ?? 'working');
+/**
+ * The filters a task is found under. Its outcome comes first: a task that failed and was purged later is still
+ * a failed task (and a purged one); a task gone before it ended has no outcome, only its purge.
+ */
+export function filterKeys(task: TrackedTask): Exclude<ListFilter, 'all'>[] {
+  const gone = task.lifecycle === 'purged' || task.lifecycle === 'unknown';
+  if (!gone) return [task.status ?? 'working'];
+  return task.status && isTerminal(task.status) ? [task.status, 'purged'] : ['purged'];
+}
 
 /** The ids the list shows, newest first. A fresh array each call: read it through a shallow selector. */
 export function visibleTaskIds(state: TasksState, filter: ListFilter, query: string): string[] {
@@ -14,19 +21,19 @@ export function visibleTaskIds(state: TasksState, filter: ListFilter, query: str
   for (let i = state.order.length - 1; i >= 0; i--) {
     const task = state.tasks.get(state.order[i] ?? '');
     if (!task) continue;
-    if (filter !== 'all' && filterKey(task) !== filter) continue;
+    if (filter !== 'all' && !filterKeys(task).includes(filter)) continue;
     if (q && !task.taskId.toLowerCase().includes(q) && !(task.tool ?? '').toLowerCase().includes(q)) continue;
     ids.push(task.taskId);
   }
   return ids;
 }
 
-/** How many tasks each filter would show. */
+/** How many tasks each filter would show (a purged task that ended counts under its outcome and purged). */
 export function countByFilter(state: TasksState): Partial<Record<ListFilter, number>> {
   const counts: Partial<Record<ListFilter, number>> = { all: state.order.length };
   for (const taskId of state.order) {
     const task = state.tasks.get(taskId);
-    if (task) counts[filterKey(task)] = (counts[filterKey(task)] ?? 0) + 1;
+    if (task) for (const key of filterKeys(task)) counts[key] = (counts[key] ?? 0) + 1;
   }
   return counts;
 }

@@ -133,8 +133,11 @@ export interface TrackedTask {
   tool?: string;
   /** Set for tasks created here: the tool, arguments and requested ttl. */
   call?: TaskCall;
-  /** The latest notifications/progress for the task, for the bar on its row and detail. */
-  progress?: { progress: number; total?: number; message?: string; at: number };
+  /**
+   * The latest notifications/progress for the task, for the bar on its row and detail. `restored`: kept
+   * from history, with no report since this page connected (the token was an earlier page's).
+   */
+  progress?: { progress: number; total?: number; message?: string; at: number; restored?: boolean };
   origin: 'created' | 'list' | 'manual' | 'notification';
   firstSeenAt: number;
   /** The tracker's verdict, kept when a receiver later says something illegal or unusable. */

@@ -100,7 +100,8 @@ describe('buildTimeline', () => {
       20_000,
     );
     expect(model.segments.map((s) => s.status)).toEqual(['completed', 'purged']);
-    expect(model.marks.map((m) => m.kind)).toEqual(['poll', 'result']);
+    expect(model.marks.map((m) => m.kind)).toEqual(['poll', 'result', 'purge']);
+    expect(model.marks.at(-1)).toMatchObject({ at: 9000, detail: expect.stringContaining('gone') });
   });
 });
 
@@ -237,6 +238,21 @@ describe('the TTL deadline mark', () => {
     expect(mark?.at).toBe(2000);
     expect(mark?.detail).toMatch(/58 s past the right edge/);
     expect(model.view).toEqual({ start: 0, end: 2000 });
+  });
+
+  it('drawn where it lay, however far, when that is the point (a task purged 5 s before it)', () => {
+    const purged = task(
+      [
+        obs(0, 'working', { source: 'create', sentAt: undefined }),
+        obs(1000, 'working'),
+        { kind: 'purged', at: 3000, error: { kind: 'purged', message: 'gone' } },
+      ],
+      { lifecycle: 'purged' },
+    );
+    const model = buildTimeline(purged, 0, { createdAt: 0, ttlDeadline: 8000, deadlineReach: Infinity });
+    expect(model.marks.find((m) => m.kind === 'ttl')?.at).toBe(8000);
+    expect(model.view).toEqual({ start: 0, end: 8000 });
+    expect(model.marks.find((m) => m.kind === 'purge')?.at).toBe(3000);
   });
 });
 

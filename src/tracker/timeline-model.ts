@@ -24,6 +24,7 @@ export type MarkKind =
   | 'session'
   | 'progress'
   | 'log'
+  | 'purge'
   | 'ttl';
 
 export interface Mark {
@@ -69,6 +70,13 @@ export interface TimelineContext {
   createdAt?: number;
   /** createdAt + ttl, corrected likewise; absent when the task never expires or it is unknown. */
   ttlDeadline?: number;
+  /** How a result entry is named (RESULT_NAME): 2026-07-28 has no tasks/result. */
+  resultName?: string;
+  /**
+   * How far outside the observed span the deadline is drawn in place, as a share of the span (DEADLINE_NEAR
+   * by default; Infinity when where it lay is the point, as for a task purged before it).
+   */
+  deadlineReach?: number;
 }
 
 /**
@@ -84,6 +92,12 @@ export const DEADLINE_NEAR = 0.5;
 export const UNOBSERVED_MAX_RATIO = 20;
 export const UNOBSERVED_SCALE_FLOOR_MS = 1000;
 
+/** How a result entry is named, per protocol generation. */
+export const RESULT_NAME = {
+  '2025-11-25': 'tasks/result',
+  '2026-07-28': 'result in tasks/get',
+} as const;
+
 const ordinal = (n: number) => {
   const s = ['th', 'st', 'nd', 'rd'];
   const v = n % 100;
@@ -91,7 +105,12 @@ const ordinal = (n: number) => {
 };
 
 /** "3rd poll", "push", "tasks/list": how the observation table and warnings name where a line came from. */
-export function describeSources(entries: readonly TimelineEntry[], pollsBefore = 0): string[] {
+export function describeSources(
+  entries: readonly TimelineEntry[],
+  pollsBefore = 0,
+  /** 2026-07-28 has no tasks/result: a result comes inside the tasks/get that sees the task end. */
+  resultName: string = RESULT_NAME['2025-11-25'],
+): string[] {
   let polls = pollsBefore;
   return entries.map((entry) => {
     if (entry.kind === 'observation' || entry.kind === 'error') {
@@ -106,7 +125,7 @@ export function describeSources(entries: readonly TimelineEntry[], pollsBefore =
     if (entry.kind === 'session') return 'session';
     if (entry.kind === 'progress') return 'progress';
     if (entry.kind === 'log') return `log ${entry.level}`;
-    return entry.kind === 'result' ? 'tasks/result' : 'purge';
+    return entry.kind === 'result' ? resultName : 'purge';
   });
 }
 
@@ -202,11 +221,13 @@ export function buildTimeline(task: TrackedTask, now: number, context: TimelineC
   const marks: Mark[] = [];
   const unobserved = unobservedSpan(task, context.createdAt, end);
   const view = { start: Math.min(start, unobserved?.drawnStart ?? start), end };
+  const resultName: string = context.resultName ?? RESULT_NAME['2025-11-25'];
   const labels = describeSources(
     task.entries,
     task.pollCount -
       task.entries.filter((e) => (e.kind === 'observation' || e.kind === 'error') && e.source === 'poll')
         .length,
+    resultName,
   );
 
   task.entries.forEach((entry, i) => {
@@ -247,10 +268,15 @@ export function buildTimeline(task: TrackedTask, now: number, context: TimelineC
         marks.push({
           kind: 'result',
           at: entry.at,
-          detail: `tasks/result ${formatClock(entry.at, { millis: true })}: ${entry.outcome}${entry.error ? ` — ${entry.error.message}` : ''} (${Math.round(entry.latencyMs)} ms)`,
+          detail: `${resultName} ${formatClock(entry.at, { millis: true })}: ${entry.outcome}${entry.error ? ` — ${entry.error.message}` : ''} (${Math.round(entry.latencyMs)} ms)`,
         });
         break;
       case 'purged':
+        marks.push({
+          kind: 'purge',
+          at: entry.at,
+          detail: `purged ${formatClock(entry.at, { millis: true })}: ${entry.error.message}`,
+        });
         break;
       case 'session':
         marks.push({
@@ -284,7 +310,7 @@ export function buildTimeline(task: TrackedTask, now: number, context: TimelineC
   });
   const deadline = context.ttlDeadline;
   if (deadline !== undefined && Number.isFinite(deadline)) {
-    const reach = (view.end - view.start) * DEADLINE_NEAR;
+    const reach = (view.end - view.start) * (context.deadlineReach ?? DEADLINE_NEAR);
     // Inside the unobserved time drawn shortened, a position would lie; the countdown still says it.
     const hidden = unobserved && unobserved.drawnStart > unobserved.start && deadline < unobserved.end;
     if (!hidden && deadline >= view.start - reach && deadline <= view.end + reach) {

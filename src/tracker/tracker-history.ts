@@ -53,6 +53,8 @@ export class TrackerHistory {
           : { state: 'none' };
       store.getState().tasks.set(record.taskId, {
         ...record,
+        // An old value is not where the task stands now: the view says when it was reported.
+        ...(record.progress ? { progress: { ...record.progress, restored: true } } : {}),
         entries,
         connectionId,
         nextPollInMs: null,

@@ -112,6 +112,13 @@ describe('tasks across sessions', () => {
     expect(receiver.count('tasks/get', 't1')).toBe(3);
   });
 
+  it('a restored progress value says it is from before the reload until a new report replaces it', () => {
+    const kept = restored('p', 'A');
+    kept.record.progress = { progress: 1, total: 10, at: 5 };
+    tracker.restore([kept]);
+    expect(task('p').progress).toEqual({ progress: 1, total: 10, at: 5, restored: true });
+  });
+
   it('Disconnect ends live tasks with their session and stops every timer; terminal ones stay terminal', async () => {
     receiver.onGet = async (taskId) => rawTask({ taskId, pollInterval: 1000 });
     tracker.track('live', { origin: 'created', initial: { value: snapshot('live'), warnings: [] } });

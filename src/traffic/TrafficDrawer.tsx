@@ -1,4 +1,5 @@
 import { useCallback, useMemo, useRef } from 'react';
+import { Splitter } from '../ui/Splitter';
 import { ChevronDown, ChevronUp, Trash2 } from 'lucide-react';
 import { Button, focusRing } from '../ui/Button';
 import { restoreFocus } from '../ui/keymap';
@@ -148,42 +149,7 @@ function TrafficPanel() {
   );
 }
 
-const RESIZE_STEP = 24;
-
-/** The drag handle above the drawer; up/down (and Page Up/Down) resize it from the keyboard. */
-function ResizeHandle({ height, setHeight }: { height: number; setHeight: (h: number) => void }) {
-  const start = useRef<{ y: number; height: number } | null>(null);
-  return (
-    <div
-      role="separator"
-      aria-orientation="horizontal"
-      aria-label="Resize the traffic drawer"
-      aria-valuenow={height}
-      tabIndex={0}
-      data-testid="traffic-resize"
-      className={`h-1.5 shrink-0 cursor-row-resize bg-slate-100 hover:bg-sky-200 dark:bg-slate-900 dark:hover:bg-sky-900 ${focusRing}`}
-      onPointerDown={(e) => {
-        start.current = { y: e.clientY, height };
-        e.currentTarget.setPointerCapture(e.pointerId);
-      }}
-      onPointerMove={(e) => {
-        if (start.current) setHeight(start.current.height + start.current.y - e.clientY);
-      }}
-      onPointerUp={() => (start.current = null)}
-      onPointerCancel={() => (start.current = null)}
-      onKeyDown={(e) => {
-        const step = e.key === 'PageUp' || e.key === 'PageDown' ? RESIZE_STEP * 4 : RESIZE_STEP;
-        if (e.key === 'ArrowUp' || e.key === 'PageUp') setHeight(height + step);
-        else if (e.key === 'ArrowDown' || e.key === 'PageDown') setHeight(height - step);
-        else return;
-        // Handled here: the app's keymap leaves a prevented key alone.
-        e.preventDefault();
-      }}
-    />
-  );
-}
-
-/** The drawer's height never leaves the panels above less than this. */
+/** The drawer's height never leaves the main pane above it less than this. */
 const ROOM_ABOVE = '16rem';
 
 export function TrafficDrawer() {
@@ -230,12 +196,21 @@ export function TrafficDrawer() {
       data-testid="traffic-drawer"
       data-open={open}
     >
-      {open && <ResizeHandle height={height} setHeight={setHeight} />}
+      {open && (
+        <Splitter
+          axis="y"
+          grow="backward"
+          size={height}
+          setSize={setHeight}
+          label="Resize the traffic drawer"
+          testId="traffic-resize"
+        />
+      )}
       <header className="flex shrink-0 items-center gap-2 px-3 py-1">
         <button
           ref={toggleRef}
           type="button"
-          className={`flex items-center gap-1 rounded text-xs font-semibold tracking-wide text-slate-500 uppercase ${focusRing}`}
+          className={`flex items-center gap-1 rounded text-xs font-semibold tracking-wide text-slate-600 uppercase dark:text-slate-300 ${focusRing}`}
           onClick={toggle}
           aria-expanded={open}
           title="Traffic (t)"

@@ -69,7 +69,13 @@ const Row = memo(function Row({
       </span>
       <span role="cell" className={`${cell} font-mono ${kindColour[row.kind]}`} title={row.method}>
         {row.method ?? (first.kind === 'http-error' ? 'HTTP error' : '(answer)')}
-        {row.kind === 'notification' && <span className="text-slate-400"> · notification</span>}
+        {row.kind === 'notification' && <span className="text-slate-500"> · notification</span>}
+        {row.expected && (
+          <span className="text-slate-500" title={row.expected} data-testid="traffic-expected">
+            {' '}
+            · expected
+          </span>
+        )}
       </span>
       <span role="cell" className={`${cell} font-mono text-slate-500`} title={row.taskId}>
         {row.taskId ?? ''}

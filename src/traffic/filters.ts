@@ -24,6 +24,14 @@ export const NO_FILTER: TrafficFilter = {
 export const isFiltered = (filter: TrafficFilter): boolean =>
   filter.method !== '' || filter.taskId.trim() !== '' || filter.kind !== 'all' || filter.search.trim() !== '';
 
+/** The progress token a request sent in its `_meta`, or a progress notification names. */
+function progressTokenOf(message: unknown): string | undefined {
+  const params = (message as { params?: { progressToken?: unknown; _meta?: { progressToken?: unknown } } })
+    ?.params;
+  const token = params?.progressToken ?? params?._meta?.progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? String(token) : undefined;
+}
+
 /** Bodies as lower-case JSON, written once per event: a search over 20,000 rows must not rewrite them on each key. */
 const bodyText = new WeakMap<TrafficEvent, string>();
 
@@ -54,10 +62,21 @@ export function filterRows(
       ? row.taskId === task && (connectionId === undefined || row.first.connectionId === connectionId)
       : (row.taskId?.includes(task) ?? false);
   const search = filter.search.trim().toLowerCase();
+  // Progress names no task, only the token its creating call sent: it is that task's traffic too.
+  const tokens = new Set<string>();
+  if (task !== '')
+    for (const row of rows)
+      if (row.method === 'tools/call' && taskMatches(row)) {
+        const token = progressTokenOf(row.first.message);
+        if (token !== undefined) tokens.add(token);
+      }
+  const taskOrToken = (row: TrafficRow) =>
+    taskMatches(row) ||
+    (row.method === 'notifications/progress' && tokens.has(progressTokenOf(row.first.message) ?? ''));
   return rows.filter(
     (row) =>
       (filter.method === '' || row.method === filter.method) &&
-      (task === '' || taskMatches(row)) &&
+      (task === '' || taskOrToken(row)) &&
       (filter.kind === 'all' || row.kind === filter.kind) &&
       (search === '' ||
         textOf(row.first).includes(search) ||

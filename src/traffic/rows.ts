@@ -17,6 +17,11 @@ export interface TrafficRow {
   method?: string;
   taskId?: string;
   kind: RowKind;
+  /**
+   * A failure the protocol expects, said in words: the detection's refused server/discover, a -32602 for a
+   * task the receiver no longer has. Listed as a request, so the errors filter keeps to what went wrong.
+   */
+  expected?: string;
   httpStatus?: number;
   rpcErrorCode?: number;
   /** Both messages' sizes on the wire. */
@@ -73,16 +78,30 @@ export function eventCost(event: TrafficEvent): number {
   return EVENT_OVERHEAD + body + headers;
 }
 
+/** Task methods whose -32602 means the receiver does not have the task (any more): how purges are said. */
+const TASK_METHODS = new Set(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update']);
+
+function expectedFailure(method: string | undefined, code: number | undefined): string | undefined {
+  if (method === 'server/discover')
+    return 'Expected: a receiver that does not speak 2026-07-28 refuses server/discover, and Taskscope then sends initialize.';
+  if (code === -32602 && method !== undefined && TASK_METHODS.has(method))
+    return 'Expected: -32602 is how a receiver says it no longer has this task (purged after its ttl, or never known).';
+  return undefined;
+}
+
 function buildRow(n: number, first: TrafficEvent, answer?: TrafficEvent): TrafficRow {
   const code = rpcErrorCode(answer) ?? rpcErrorCode(first);
   const failed = [first.kind, answer?.kind].some((k) => k === 'error' || k === 'http-error');
+  const method = first.method ?? answer?.method;
+  const expected = failed ? expectedFailure(method, code) : undefined;
   return {
     n,
     first,
     answer,
-    method: first.method ?? answer?.method,
+    method,
     taskId: taskIdOf(first.message) ?? (answer ? taskIdOf(answer.message) : undefined),
-    kind: failed ? 'error' : first.kind === 'notification' ? 'notification' : 'request',
+    kind: failed && !expected ? 'error' : first.kind === 'notification' ? 'notification' : 'request',
+    ...(expected ? { expected } : {}),
     httpStatus: answer?.httpStatus ?? first.httpStatus,
     rpcErrorCode: code,
     bytes: Math.max(0, first.bytes) + Math.max(0, answer?.bytes ?? 0),

@@ -119,13 +119,20 @@ describe('filters', () => {
   tap.record('out', { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId: 'beta-2' } });
   tap.record('in', { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'unknown task' } });
   tap.record('in', { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } });
+  tap.record('out', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { taskId: 'beta-2' } });
+  tap.record('in', { jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'it broke' } });
   const { rows } = addEvents(emptyLog(), events);
 
   it('filter by method, task, kind, and search the bodies in any case', () => {
     expect(filterRows(rows, NO_FILTER)).toBe(rows);
     expect(filterRows(rows, { ...NO_FILTER, method: 'tasks/get' })).toHaveLength(2);
-    expect(filterRows(rows, { ...NO_FILTER, taskId: 'beta' }).map((r) => r.taskId)).toEqual(['beta-2']);
-    expect(filterRows(rows, { ...NO_FILTER, kind: 'error' }).map((r) => r.taskId)).toEqual(['beta-2']);
+    expect(filterRows(rows, { ...NO_FILTER, taskId: 'beta' }).map((r) => r.method)).toEqual([
+      'tasks/get',
+      'tools/call',
+    ]);
+    // A -32602 for a task is how a purge is said: expected, so the errors are what went wrong.
+    expect(filterRows(rows, { ...NO_FILTER, kind: 'error' }).map((r) => r.method)).toEqual(['tools/call']);
+    expect(rows.find((r) => r.rpcErrorCode === -32602)?.expected).toMatch(/no longer has this task/);
     expect(filterRows(rows, { ...NO_FILTER, kind: 'notification' })).toHaveLength(1);
     expect(filterRows(rows, { ...NO_FILTER, search: 'crunching numbers' }).map((r) => r.taskId)).toEqual([
       'alpha-1',
@@ -134,7 +141,7 @@ describe('filters', () => {
       'beta-2',
     ]);
     expect(filterRows(rows, { ...NO_FILTER, search: 'nowhere' })).toHaveLength(0);
-    expect(methodsOf(rows)).toEqual(['notifications/progress', 'tasks/get']);
+    expect(methodsOf(rows)).toEqual(['notifications/progress', 'tasks/get', 'tools/call']);
   });
 
   it('a task’s own traffic matches its id exactly; typed text still matches part of one', () => {
@@ -160,6 +167,41 @@ describe('filters', () => {
     // The same id on an earlier connection (a reconnect, a replay) is another task.
     expect(filterRows(nearRows, exact, 3).map((r) => r.taskId)).toEqual(['t1']);
     expect(filterRows(nearRows, exact, 4)).toEqual([]);
+  });
+
+  it("a task's traffic includes the progress on the token its creating call sent, and no other task's", () => {
+    const { tap, events } = recorder();
+    for (const [id, token, taskId] of [
+      [1, 'tok-a', 'task-a'],
+      [2, 'tok-b', 'task-b'],
+    ] as const) {
+      tap.record('out', {
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'job', task: {}, _meta: { progressToken: token } },
+      });
+      tap.record('in', { jsonrpc: '2.0', id, result: { task: { taskId, status: 'working' } } });
+    }
+    for (const token of ['tok-a', 'tok-b', 'tok-a'])
+      tap.record('in', {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: 1 },
+      });
+    const { rows } = addEvents(emptyLog(), events);
+    showTaskTraffic('task-a');
+    const shown = filterRows(rows, useTrafficView.getState().filter);
+    expect(shown.map((r) => r.method)).toEqual([
+      'tools/call',
+      'notifications/progress',
+      'notifications/progress',
+    ]);
+    expect(
+      shown.every(
+        (r) => r.method !== 'notifications/progress' || JSON.stringify(r.first.message).includes('tok-a'),
+      ),
+    ).toBe(true);
   });
 });
 

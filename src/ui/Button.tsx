@@ -7,9 +7,12 @@ import type { ComponentPropsWithRef } from 'react';
 export const focusRing =
   'outline-none focus-visible:ring-2 focus-visible:ring-sky-500 focus-visible:ring-offset-1 focus-visible:ring-offset-white dark:focus-visible:ring-sky-400 dark:focus-visible:ring-offset-slate-950';
 
+/** A header button's words: hidden (still its name) below 1280 px, where the receiver URL needs the room. */
+export const narrowLabel = 'max-xl:sr-only';
+
 const variants = {
   primary:
-    'bg-sky-600 text-white hover:bg-sky-500 disabled:bg-slate-300 disabled:text-slate-500 dark:disabled:bg-slate-800',
+    'bg-sky-700 text-white hover:bg-sky-800 disabled:bg-slate-300 disabled:text-slate-600 dark:disabled:bg-slate-800 dark:disabled:text-slate-400',
   ghost:
     'text-slate-600 hover:bg-slate-100 disabled:text-slate-300 dark:text-slate-300 dark:hover:bg-slate-800 dark:disabled:text-slate-600',
   outline:

@@ -5,19 +5,26 @@ export function Panel({
   actions,
   children,
   className = '',
+  wideActions = false,
 }: {
   title: ReactNode;
   actions?: ReactNode;
   children: ReactNode;
   className?: string;
+  /** The actions take the rest of the header's width (a search field beside the title). */
+  wideActions?: boolean;
 }) {
   return (
     <section className={`flex min-h-0 flex-col ${className}`}>
-      <header className="flex items-center justify-between gap-2 border-b border-slate-200 px-3 py-2 dark:border-slate-800">
-        <h2 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">
+      <header className="flex min-h-9 shrink-0 items-center justify-between gap-2 border-b border-slate-200 px-3 py-1 dark:border-slate-800">
+        <h2 className="shrink-0 text-xs font-semibold tracking-wide text-slate-600 uppercase dark:text-slate-300">
           {title}
         </h2>
-        {actions && <div className="flex items-center gap-1">{actions}</div>}
+        {actions && (
+          <div className={`flex items-center gap-1 ${wideActions ? 'min-w-0 flex-1 justify-end' : ''}`}>
+            {actions}
+          </div>
+        )}
       </header>
       {children}
     </section>

@@ -94,6 +94,31 @@ test('the demo trace replays instantly to its end from the empty task list, with
   expect(requests).toEqual([]);
 });
 
+test('"Watch a recorded demo" shows itself: at 1×, with its most telling task open from the start', async ({
+  page,
+}) => {
+  await page.goto('/');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await page.getByTestId('demo-trace-link').click();
+  await expect(page.getByTestId('replay-bar')).toBeVisible();
+  await expect(page.getByTestId('replay-speed-1')).toHaveAttribute('aria-pressed', 'true');
+  // The task with the most to show (statuses, progress, a log line, its result): the first slow_job.
+  const featured = demo.tasks[0] as DemoTask;
+  expect(featured.tool).toBe('slow_job');
+  await expect(page.getByTestId('task-id')).toHaveText(featured.taskId);
+  await expect(page.getByTestId('task-detail').getByTestId('timeline')).toBeVisible();
+  // Still playing when the newcomer gets to look: at 1× the recording takes its 11 s.
+  await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'false');
+  // The address names what is on screen: the recording and the task open in it.
+  const params = new URL(page.url()).searchParams;
+  expect(params.get('trace')).toBe('/demo-trace.json');
+  expect(params.get('task')).toBe(featured.taskId);
+  // A reload opens the same: the recording, with that task.
+  await page.reload();
+  await expect(page.getByTestId('replay-bar')).toBeVisible();
+  await expect(page.getByTestId('task-id')).toHaveText(featured.taskId);
+});
+
 test('the demo trace at 1× and 4×: pause holds time, tasks end as recorded, the scrubber seeks back', async ({
   page,
 }) => {

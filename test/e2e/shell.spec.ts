@@ -18,7 +18,8 @@ test('says clearly when the receiver cannot be reached, and keeps working', asyn
   await expect(page.getByTestId('connection-retry')).toContainText('retrying');
   await expect(page.getByRole('alert')).toContainText(/could not be reached|refused/i);
   await page.getByLabel('Receiver URL').fill('/demo/mcp');
-  await page.getByRole('button', { name: 'Connect' }).click();
+  // Unreachable is retried by itself: the header offers Reconnect (and Disconnect) for it.
+  await page.getByRole('button', { name: 'Reconnect', exact: true }).click();
   await expect(page.getByTestId('server-name')).toHaveText('Taskscope demo receiver');
 });
 

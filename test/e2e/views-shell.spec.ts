@@ -243,6 +243,8 @@ test.describe('tools and the receiver card', () => {
     await expect(search).toHaveValue('');
     await expect(list.getByRole('button')).toHaveCount(15);
 
+    // The receiver card is one line once connected; its instructions are in the card, unfolded on demand.
+    await page.getByTestId('receiver-toggle').click();
     const instructions = page.getByTestId('server-instructions');
     await expect(
       instructions.getByRole('heading', { name: 'Everything Server – Server Instructions' }),
@@ -263,7 +265,9 @@ test.describe('tools and the receiver card', () => {
     page,
   }) => {
     await open(page);
+    await page.getByTestId('receiver-toggle').click();
     const instructions = page.getByTestId('server-instructions');
+    await expect(instructions).toBeVisible();
     await expect(instructions).toContainText('Demo receiver for Taskscope');
     await expect(instructions.getByRole('button')).toHaveCount(0);
     await page.getByTestId('tool-search').fill('elicitation');

@@ -174,8 +174,9 @@ test('the timeline: the pollInterval in force as a step line and a column, and t
   const resultAt = clockMs((await resultMark.getAttribute('title')) ?? '');
   const [deadlineX, resultX] = [(await deadline.boundingBox())!.x, (await resultMark.boundingBox())!.x];
   expect(Math.sign(deadlineX - resultX)).toBe(Math.sign(deadlineAt - resultAt));
-  // A 60 s ttl is far beyond a short task's life: marked at the right edge, saying where it really is.
-  await runTool(page, 'slow_job', { durationMs: '600', steps: '1', pollIntervalMs: '300' });
+  // A 60 s ttl is far beyond a short task's life: marked at the right edge, saying where it really is. (Set
+  // here: the form keeps the 3.5 s of the run before, whose deadline an ended task now shows in place.)
+  await runTool(page, 'slow_job', { durationMs: '600', steps: '1', pollIntervalMs: '300' }, { ttl: '60000' });
   await expect(detail.getByTestId('result')).toContainText('Finished');
   const edge = detail.getByTestId('timeline').locator('[data-mark="ttl"]');
   await expect(edge).toHaveCount(1);
@@ -192,7 +193,9 @@ test('a task first seen late: the time before its first observation is drawn as 
   const detail = page.getByTestId('task-detail');
   await expect(detail.getByTestId('result')).toContainText('Finished');
   await expect(detail.getByTestId('unobserved')).toHaveCount(0);
-  // Forget it, then learn of it again from tasks/list: first seen now, created seconds ago.
+  // Forget it, then learn of it again from tasks/list: first seen now, created seconds ago. Clear is on the
+  // receiver card, folded to one line once connected.
+  await page.getByTestId('receiver-toggle').click();
   await page.getByTestId('clear-history').click();
   await expect(page.getByTestId('task-row')).toHaveCount(0);
   // No wait needed for "created a while ago": it was created over 1.2 s ago, when it started its work.

@@ -173,7 +173,29 @@ function infoOf(trace: Trace): ReplayInfo {
     startedAt: trace.startedAt,
     endedAt: replayEnd(trace),
     tasks: trace.tasks.length,
+    featuredTaskId: featuredTask(trace),
   };
+}
+
+/**
+ * The most telling task of a recording, to open for a newcomer: the one with the most kinds of entry
+ * (statuses, progress, input, a result, a purge), then the most entries; the earliest among equals, so it is
+ * on screen from the start of the replay.
+ */
+export function featuredTask(trace: Pick<Trace, 'tasks'>): string | undefined {
+  let best: { taskId: string; kinds: number; entries: number; at: number } | undefined;
+  for (const task of trace.tasks) {
+    const kinds = new Set(task.entries.map((e) => e.kind)).size;
+    const candidate = { taskId: task.taskId, kinds, entries: task.entries.length, at: task.firstSeenAt };
+    if (
+      !best ||
+      kinds > best.kinds ||
+      (kinds === best.kinds &&
+        (candidate.entries > best.entries || (candidate.entries === best.entries && candidate.at < best.at)))
+    )
+      best = candidate;
+  }
+  return best?.taskId;
 }
 
 function refusal(type: Command['type']): Replies[Command['type']] {

@@ -4,6 +4,8 @@ import type { TrackedTask } from '../../tracker/task-store';
 import { formatClock, formatMs } from '../../format/time';
 import { CopyButton } from '../../ui/CopyButton';
 import { observationsText, statusCell, tableRows } from './observation-text';
+import { RESULT_NAME } from '../../tracker/timeline-model';
+import { useConnection } from '../../state/connection';
 
 const time = (ms: number) => formatClock(ms, { millis: true });
 
@@ -26,7 +28,8 @@ function nearestRow(rows: ReturnType<typeof tableRows>, at: number | undefined):
 
 /** Every observation, newest first, with the normaliser's warnings spelled out; only visible rows are drawn. */
 export function ObservationTable({ task, focusAt }: { task: TrackedTask; focusAt?: number }) {
-  const rows = useMemo(() => tableRows(task), [task]);
+  const era = useConnection((s) => s.era ?? s.support?.era ?? '2025-11-25');
+  const rows = useMemo(() => tableRows(task, RESULT_NAME[era]), [task, era]);
   const scrollRef = useRef<HTMLDivElement>(null);
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({

@@ -30,7 +30,8 @@ export function ProgressBar({
     <div
       className={`flex min-w-0 items-center gap-2 ${compact ? 'text-[10px]' : 'text-xs'}`}
       data-testid={compact ? 'row-progress' : 'task-progress'}
-      title={`Progress ${text}, reported ${formatClock(progress.at, { millis: true })}`}
+      data-stale={progress.restored ? 'true' : undefined}
+      title={`Progress ${text}, reported ${formatClock(progress.at, { millis: true })}${progress.restored ? ' (before this page loaded)' : ''}`}
     >
       <div
         role="progressbar"
@@ -47,7 +48,7 @@ export function ProgressBar({
           />
         ) : (
           <div
-            className="absolute inset-y-0 left-0 rounded-full bg-sky-500 transition-[width] duration-300"
+            className={`absolute inset-y-0 left-0 rounded-full transition-[width] duration-300 ${progress.restored ? 'bg-slate-400' : 'bg-sky-500'}`}
             style={{ width: `${share * 100}%` }}
           />
         )}

@@ -20,11 +20,31 @@ export const statusFill: Record<TaskStatus | 'purged', string> = {
   purged: 'bg-st-purged',
 };
 
+const ENDED = new Set<TaskStatus | null>(['completed', 'failed', 'cancelled']);
+
+/**
+ * The task's status as a badge. Outcome first: a task that ended and was purged later keeps its ending as
+ * its badge, with "purged" beside it; only a task gone before it ended shows "purged" alone.
+ */
 export function StatusBadge({ status, lifecycle }: { status: TaskStatus | null; lifecycle?: Lifecycle }) {
+  if (lifecycle === 'purged' && status && ENDED.has(status))
+    return (
+      <>
+        <Badge tone={statusTone[status]}>{status}</Badge>
+        <span data-testid="purged-marker">
+          <Badge tone="violet" title="The receiver no longer has this task (what was seen is kept)">
+            purged
+          </Badge>
+        </span>
+      </>
+    );
   if (lifecycle === 'purged')
     return (
-      <Badge tone="violet" title="The receiver no longer has this task">
-        purged
+      <Badge
+        tone="violet"
+        title={`The receiver no longer has this task; it was last seen ${status ? status.replace('_', ' ') : 'with no status'}, before it ended`}
+      >
+        purged{status ? ` · was ${status.replace('_', ' ')}` : ''}
       </Badge>
     );
   if (lifecycle === 'session-ended')

@@ -1,13 +1,13 @@
 import { useState } from 'react';
-import { ArrowLeftRight, Ban, Eye, RefreshCw, RotateCcw } from 'lucide-react';
+import { ArrowLeftRight, Ban, RefreshCw } from 'lucide-react';
 import { Button } from '../../ui/Button';
 import { CopyButton } from '../../ui/CopyButton';
 import { EmptyState, ErrorNote } from '../../ui/Panel';
 import { ErrorBoundary } from '../../ui/ErrorBoundary';
-import { isTerminal, type ClassifiedError, type TaskSnapshot } from '../../mcp';
-import { useTaskResult, useTaskSnapshot } from '../hooks';
+import { isTerminal, type ClassifiedError } from '../../mcp';
+import { useTaskResult, useTaskRuleBreaks, useTaskSnapshot } from '../hooks';
 import { useTasks } from '../tasks-store';
-import { cancelTask, followTask, pollNow, refetchResult, runAgain, stopResult } from '../actions';
+import { cancelTask, pollNow, refetchResult, stopResult } from '../actions';
 import type { TrackedTask } from '../../tracker/task-store';
 import { StatusBadge } from './StatusBadge';
 import { Timeline } from './Timeline';
@@ -16,8 +16,8 @@ import { ResultView } from '../../results/ResultView';
 import { ObservationTable } from './ObservationTable';
 import { formatClock, formatMs } from '../../format/time';
 import { ProgressBar } from './ProgressBar';
-import { TaskTime } from './TaskTime';
-import { compactJson } from '../../tools/call-args';
+import { CallSummary, Headline, SessionNote } from './TaskNotes';
+import { RuleBreaks } from './RuleBreaks';
 import { useConnection } from '../../state/connection';
 import { useReplay } from '../../state/replay';
 import { useShallow } from 'zustand/react/shallow';
@@ -50,92 +50,6 @@ function Stat({
   );
 }
 
-const endedText = { completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' } as const;
-
-/**
- * The headline: the statusMessage while the task runs; once it ended, the ending, with the last
- * statusMessage under it, labelled, so "Step 4/4" never reads as where a completed task stands.
- */
-function Headline({ task, snapshot }: { task: TrackedTask; snapshot: TaskSnapshot | undefined }) {
-  const message = snapshot?.statusMessage;
-  const status = task.status;
-  if (status === 'completed' || status === 'failed' || status === 'cancelled')
-    return (
-      <div className="rounded bg-slate-50 px-3 py-2 dark:bg-slate-900">
-        <p
-          className="flex flex-wrap items-baseline gap-x-2 text-sm font-semibold"
-          data-testid="status-headline"
-        >
-          {endedText[status]}
-          <TaskTime task={task} className="text-xs font-normal text-slate-500" />
-        </p>
-        {message && (
-          <p className="mt-1 text-sm">
-            <span className="text-xs text-slate-500">last statusMessage: </span>
-            <span className="whitespace-pre-wrap [overflow-wrap:anywhere]" data-testid="status-message">
-              {message}
-            </span>
-          </p>
-        )}
-      </div>
-    );
-  if (!message) return null;
-  return (
-    <p
-      className="rounded bg-slate-50 px-3 py-2 text-sm whitespace-pre-wrap [overflow-wrap:anywhere] dark:bg-slate-900"
-      data-testid="status-message"
-    >
-      {message}
-    </p>
-  );
-}
-
-/** The call that created the task here: its tool, arguments and requested ttl, and "Run again". */
-function CallSummary({ task }: { task: TrackedTask }) {
-  const connected = useConnection((s) => s.status === 'connected');
-  const call = task.call;
-  if (!call) return null;
-  const args = compactJson(call.args);
-  return (
-    <section aria-label="The call" className="space-y-1" data-testid="task-call">
-      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
-        <h2 className="text-xs font-semibold tracking-wide text-slate-500 uppercase">Call</h2>
-        <span className="font-mono text-sm [overflow-wrap:anywhere]" data-testid="call-tool">
-          {call.tool}
-        </span>
-        <span className="text-xs text-slate-500" data-testid="call-ttl">
-          {call.ttl === undefined
-            ? 'no ttl asked for (the receiver chose)'
-            : `ttl asked for: ${formatMs(call.ttl)} (${call.ttl.toLocaleString()} ms)`}
-        </span>
-        <Button
-          className="ml-auto"
-          disabled={!connected}
-          title={
-            connected
-              ? `Open ${call.tool}'s form filled with these arguments${call.ttl !== undefined ? ' and ttl' : ''}`
-              : 'Connect to a receiver first'
-          }
-          onClick={() => runAgain(task.taskId, call)}
-        >
-          <RotateCcw size={14} /> Run again
-        </Button>
-      </div>
-      <pre
-        className="max-h-40 overflow-auto rounded bg-slate-50 px-3 py-2 font-mono text-xs break-all whitespace-pre-wrap dark:bg-slate-900"
-        data-testid="call-args"
-      >
-        {args.text}
-      </pre>
-      {args.cut > 0 && (
-        <p className="text-xs text-slate-500">
-          {args.cut.toLocaleString()} more characters not shown; Run again sends them all.
-        </p>
-      )}
-    </section>
-  );
-}
-
 /**
  * Said instead of "the result is fetched the moment the task completes" where no result will come:
  * cancelled tasks have none, and a task gone or out of reach will not bring one.
@@ -158,60 +72,6 @@ const lifecycleText = {
   'session-ended': 'its session ended',
 } as const;
 
-const shortSession = (id: string | undefined) =>
-  id === undefined ? '' : id.length > 12 ? `${id.slice(0, 8)}…` : id;
-
-/** Where the task stands with respect to sessions: another tab's, or one that ended. */
-function SessionNote({ task }: { task: TrackedTask }) {
-  const connected = useConnection((s) => s.status === 'connected');
-  if (task.otherSession && task.lifecycle === 'session-ended')
-    return (
-      <div
-        className="rounded border border-slate-200 bg-slate-50 px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"
-        data-testid="other-session"
-      >
-        This task belongs to another session ({shortSession(task.sessionId)}), and the receiver does not know
-        it in this one: what you see is its stored history.
-      </div>
-    );
-  if (task.otherSession)
-    return (
-      <div
-        className="flex flex-wrap items-center gap-2 rounded border border-slate-200 bg-slate-50 px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"
-        data-testid="other-session"
-      >
-        <span>
-          This task belongs to another session ({shortSession(task.sessionId)}), perhaps another tab&apos;s:
-          what you see is its stored history, not polled here.
-        </span>
-        {connected && task.lifecycle === 'live' && (
-          <Button variant="outline" onClick={() => followTask(task.taskId)}>
-            <Eye size={14} /> Follow it here
-          </Button>
-        )}
-      </div>
-    );
-  if (task.sessionEndedAt === undefined) return null;
-  return (
-    <div
-      className="flex flex-wrap items-center gap-2 rounded border border-slate-200 bg-slate-50 px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"
-      data-testid="session-ended"
-    >
-      <span>
-        Session {shortSession(task.sessionId)} ended {formatClock(task.sessionEndedAt)}
-        {task.lifecycle === 'session-ended'
-          ? ': the receiver does not know this task in the current session. What was seen is kept.'
-          : '.'}
-      </span>
-      {connected && task.lifecycle === 'session-ended' && (
-        <Button variant="ghost" onClick={() => followTask(task.taskId)}>
-          <Eye size={14} /> Ask again
-        </Button>
-      )}
-    </div>
-  );
-}
-
 export function TaskDetail({ taskId }: { taskId: string }) {
   const task = useTasks((s) => s.tasks.get(taskId));
   const snapshot = useTaskSnapshot(taskId);
@@ -221,12 +81,19 @@ export function TaskDetail({ taskId }: { taskId: string }) {
   const replaying = useReplay((s) => s.connectionId !== undefined);
   const canCancelHere = useConnection((s) => !!s.support?.cancel) && !replaying;
   const waiting = useInbox(useShallow((s) => pendingFor(s.items, taskId)));
+  // What was asked and answered stays on the task, after the question it answered.
+  const answered = useInbox(
+    useShallow((s) => s.items.filter((i) => i.relatedTaskId === taskId && i.state !== 'pending')),
+  );
   const clockOffset = useTasks((s) => s.clockOffsetMs);
-  // Opened at a moment (from the report card): the observations scroll there.
-  const focusAt = useSelection((s) =>
+  // Opened at a moment (from the report card), or a mark clicked on the timeline: the observations scroll there.
+  const openedAt = useSelection((s) =>
     s.selection.kind === 'task' && s.selection.taskId === taskId ? s.selection.at : undefined,
   );
+  const [markAt, setMarkAt] = useState<number>();
+  const focusAt = markAt ?? openedAt;
   const [cancelError, setCancelError] = useState<ClassifiedError | null>(null);
+  const breaks = useTaskRuleBreaks(task, snapshot, result);
   if (!task) {
     return (
       <EmptyState title="This task is not tracked">
@@ -272,14 +139,16 @@ export function TaskDetail({ taskId }: { taskId: string }) {
         </div>
       </header>
       <Headline task={task} snapshot={snapshot} />
+      <RuleBreaks breaks={breaks} onShow={setMarkAt} />
       {task.progress && (
         <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
           <ProgressBar
             progress={task.progress}
-            live={task.lifecycle === 'live' && !isTerminal(task.status)}
+            live={task.lifecycle === 'live' && !isTerminal(task.status) && !task.progress.restored}
           />
-          <span className="text-[11px] text-slate-500 tabular-nums">
+          <span className="text-[11px] text-slate-500 tabular-nums" data-testid="progress-reported">
             reported {formatClock(task.progress.at, { millis: true })}
+            {task.progress.restored && ', before this page loaded: nothing reported since'}
           </span>
         </div>
       )}
@@ -290,6 +159,16 @@ export function TaskDetail({ taskId }: { taskId: string }) {
             The receiver is asking
           </h2>
           {waiting.map((item) => (
+            <InboxItemCard key={item.key} item={item} showTask={false} />
+          ))}
+        </section>
+      )}
+      {answered.length > 0 && (
+        <section className="space-y-2" aria-label="Asked and answered" data-testid="task-answered">
+          <h2 className="text-xs font-semibold tracking-wide text-slate-600 uppercase dark:text-slate-300">
+            Asked and answered
+          </h2>
+          {answered.map((item) => (
             <InboxItemCard key={item.key} item={item} showTask={false} />
           ))}
         </section>
@@ -351,7 +230,12 @@ export function TaskDetail({ taskId }: { taskId: string }) {
         />
         <Stat label="polls" testId="poll-count" value={task.pollCount} />
         <Stat label="pushes" value={task.notificationCount} />
-        <Stat label="warnings" value={task.warningCount} />
+        <Stat
+          label="warnings"
+          testId="warning-count"
+          title="The normaliser's warnings on the receiver's answers, and the rules it broke on this task"
+          value={task.warningCount + breaks.length}
+        />
         <Stat label="rate limited" value={task.rateLimitedCount} />
       </dl>
       {snapshot && snapshot.ttl !== undefined && (
@@ -374,7 +258,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
         </p>
       )}
       <ErrorBoundary label="The timeline">
-        <Timeline task={task} />
+        <Timeline task={task} breaks={breaks} onMark={setMarkAt} />
       </ErrorBoundary>
       <section>
         <h2 className="mb-2 text-xs font-semibold tracking-wide text-slate-500 uppercase">Result</h2>

@@ -5,7 +5,7 @@ import { useSelection } from '../../state/selection';
 import { usePreferences } from '../../state/preferences';
 import { useConnection } from '../../state/connection';
 import { useReplay } from '../../state/replay';
-import { EmptyState } from '../../ui/Panel';
+import { EmptyState, Panel } from '../../ui/Panel';
 import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
 import { usePollingHealth, useTaskListStatus, useTasks } from '../tasks-store';
@@ -16,8 +16,14 @@ import { AUTO_TRACK_PER_MINUTE } from '../../tracker/limits';
 import { TaskRow } from './TaskRow';
 import { focusRing } from '../../ui/Button';
 
-/** The recorded demo flow shipped in public/ (npm run trace:demo writes it). */
-const DEMO_TRACE_PATH = '/demo-trace.json';
+/**
+ * The recorded demo flow shipped in public/ (npm run trace:demo writes it), at the speed it was recorded:
+ * a newcomer watches it happen, with its most telling task open.
+ */
+const DEMO_TRACE_LINK = `/?trace=${encodeURIComponent('/demo-trace.json')}&speed=1`;
+
+/** Two lines of text and their padding: with the drawer open, 1024×700 still shows eight rows. */
+const ROW_HEIGHT = 44;
 
 /** The look of the small inputs in the list's toolbar. */
 const compactField =
@@ -37,7 +43,7 @@ function PollingSaturation() {
   if (!behind) return null;
   const every = health.pollsPerSecond > 0 ? (health.liveTasks / health.pollsPerSecond) * 1000 : undefined;
   return (
-    <p className="text-xs text-amber-700 dark:text-amber-400" data-testid="polling-saturated">
+    <p className="text-xs text-amber-800 dark:text-amber-300" data-testid="polling-saturated">
       Polling runs slower than asked: {health.liveTasks} live tasks ask for{' '}
       {Math.round(health.demandPerSecond)} polls/s, and this browser sends about{' '}
       {Math.round(health.pollsPerSecond)}/s to the receiver ({health.slots} at a time)
@@ -76,26 +82,28 @@ export function TaskList() {
     });
   };
 
+  const selectedId = useSelection((s) => (s.selection.kind === 'task' ? s.selection.taskId : undefined));
+  // The list is one Tab stop (the open task's row, or the first); up and down move between rows.
+  const tabStop = selectedId !== undefined && ids.includes(selectedId) ? selectedId : ids[0];
+  const iconButton =
+    'rounded p-1 text-slate-600 hover:bg-slate-100 disabled:opacity-40 dark:text-slate-300 dark:hover:bg-slate-800';
+
   return (
-    <div className="flex min-h-0 flex-1 flex-col">
-      <div className="space-y-2 border-b border-slate-200 p-2 dark:border-slate-800">
-        <div className="flex items-center gap-1">
-          <div className="relative flex-1">
-            <Search size={12} className="absolute top-1/2 left-2 -translate-y-1/2 text-slate-400" />
-            <input
-              value={query}
-              onChange={(e) => setQuery(e.target.value)}
-              placeholder="Search id or tool"
-              aria-label="Search tasks"
-              className={`w-full py-1 pr-2 pl-6 text-xs ${compactField}`}
-            />
-          </div>
+    <Panel
+      title={
+        <>
+          Tasks <span className="font-normal normal-case tabular-nums">({total})</span>
+        </>
+      }
+      className="flex-1"
+      actions={
+        <>
           <select
             value={minPollIntervalMs}
             onChange={(e) => setMinPollIntervalMs(Number(e.target.value))}
             aria-label="Slowest poll: your minimum interval"
             title="Your minimum poll interval: polls never come faster than this, nor faster than each receiver asks"
-            className={`px-1 py-1 text-[11px] ${compactField}`}
+            className={`px-1 py-0.5 text-[11px] ${compactField}`}
           >
             {MIN_INTERVALS.map((ms) => (
               <option key={ms} value={ms}>
@@ -106,7 +114,7 @@ export function TaskList() {
           <button
             type="button"
             onClick={() => setPollingPaused(!pollingPaused)}
-            className="rounded p-1 text-slate-500 hover:bg-slate-100 dark:hover:bg-slate-800"
+            className={iconButton}
             title={pollingPaused ? 'Resume live polling' : 'Pause live polling for every task'}
             aria-label={pollingPaused ? 'Resume polling' : 'Pause polling'}
             data-testid="pause-toggle"
@@ -117,7 +125,7 @@ export function TaskList() {
             type="button"
             disabled={!canList || listStatus.loading}
             onClick={() => void refreshTaskList()}
-            className="rounded p-1 text-slate-500 hover:bg-slate-100 disabled:opacity-40 dark:hover:bg-slate-800"
+            className={iconButton}
             title={canList ? 'Refresh from tasks/list' : 'The receiver does not offer tasks/list'}
             aria-label="Refresh task list"
           >
@@ -127,13 +135,38 @@ export function TaskList() {
             type="button"
             onClick={() => selectOverview({ kind: 'overview' })}
             aria-pressed={overviewOpen}
-            className={`rounded p-1 hover:bg-slate-100 dark:hover:bg-slate-800 ${overviewOpen ? 'text-sky-600' : 'text-slate-500'}`}
+            className={`${iconButton} ${overviewOpen ? 'text-sky-700 dark:text-sky-300' : ''}`}
             title="Overview: every task's life on one time axis"
             aria-label="Overview of all tasks"
             data-testid="overview-button"
           >
             <ChartNoAxesGantt size={14} />
           </button>
+        </>
+      }
+    >
+      <div className="space-y-1.5 border-b border-slate-200 px-2 py-1.5 dark:border-slate-800">
+        <div className="flex items-center gap-1">
+          <div className="relative min-w-0 flex-1">
+            <Search size={12} className="absolute top-1/2 left-2 -translate-y-1/2 text-slate-400" />
+            <input
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+              placeholder="Search id or tool"
+              aria-label="Search tasks"
+              className={`w-full py-1 pr-2 pl-6 text-xs ${compactField}`}
+            />
+          </div>
+          <form onSubmit={submitPaste} className="min-w-0 flex-1">
+            <input
+              value={paste}
+              onChange={(e) => setPaste(e.target.value)}
+              placeholder="Follow a task id…"
+              aria-label="Task id to follow"
+              title="Paste a task id and press Enter to follow it"
+              className={`w-full px-2 py-1 font-mono text-xs ${compactField}`}
+            />
+          </form>
         </div>
         <div className="flex flex-wrap gap-1" role="group" aria-label="Filter by status">
           {(['all', ...TASK_STATUSES, 'purged'] as ListFilter[]).map((f) => (
@@ -142,32 +175,23 @@ export function TaskList() {
               type="button"
               onClick={() => setFilter(f)}
               aria-pressed={filter === f}
-              className={`rounded px-1.5 py-0.5 text-[11px] ring-1 ring-inset ${filter === f ? 'bg-slate-800 text-white ring-slate-800 dark:bg-slate-200 dark:text-slate-900' : 'text-slate-600 ring-slate-200 dark:text-slate-300 dark:ring-slate-700'}`}
+              className={`rounded px-1.5 py-0.5 text-[11px] ring-1 ring-inset ${filter === f ? 'bg-slate-800 text-white ring-slate-800 dark:bg-slate-200 dark:text-slate-900' : 'text-slate-700 ring-slate-200 dark:text-slate-300 dark:ring-slate-700'}`}
             >
               {f.replace('_', ' ')} {counts[f] ?? 0}
             </button>
           ))}
         </div>
-        <form onSubmit={submitPaste} className="flex gap-1">
-          <input
-            value={paste}
-            onChange={(e) => setPaste(e.target.value)}
-            placeholder="Follow a task id…"
-            aria-label="Task id to follow"
-            className={`min-w-0 flex-1 px-2 py-1 font-mono text-xs ${compactField}`}
-          />
-        </form>
         {pollingPaused && (
-          <p className="text-xs text-amber-700 dark:text-amber-400">Live polling is paused.</p>
+          <p className="text-xs text-amber-800 dark:text-amber-300">Live polling is paused.</p>
         )}
         <PollingSaturation />
         {listStatus.stopped && (
-          <p className="text-xs text-amber-700 dark:text-amber-400" data-testid="list-stopped">
+          <p className="text-xs text-amber-800 dark:text-amber-300" data-testid="list-stopped">
             {listStatus.stopped}.
           </p>
         )}
         {untrackedSeen > 0 && (
-          <p className="text-xs text-amber-700 dark:text-amber-400" data-testid="untracked-seen">
+          <p className="text-xs text-amber-800 dark:text-amber-300" data-testid="untracked-seen">
             {untrackedSeen.toLocaleString()} more task ids seen in pushes, beyond the {AUTO_TRACK_PER_MINUTE}{' '}
             a minute followed on their own.{' '}
             <button type="button" className="underline" onClick={() => void trackSeenTasks()}>
@@ -176,7 +200,7 @@ export function TaskList() {
           </p>
         )}
         {listStatus.error && (
-          <p className="text-xs text-red-600 dark:text-red-400">tasks/list: {listStatus.error.message}</p>
+          <p className="text-xs text-red-700 dark:text-red-400">tasks/list: {listStatus.error.message}</p>
         )}
       </div>
       {ids.length === 0 ? (
@@ -187,8 +211,8 @@ export function TaskList() {
               {' '}
               {/* A page load with ?trace= replays the recorded demo flow, with no receiver at all. */}
               <a
-                href={`/?trace=${encodeURIComponent(DEMO_TRACE_PATH)}`}
-                className={`rounded text-sky-600 underline dark:text-sky-400 ${focusRing}`}
+                href={DEMO_TRACE_LINK}
+                className={`rounded text-sky-700 underline dark:text-sky-300 ${focusRing}`}
                 data-testid="demo-trace-link"
               >
                 Watch a recorded demo
@@ -199,11 +223,11 @@ export function TaskList() {
       ) : (
         <VirtualRows
           items={ids}
-          rowHeight={48}
+          rowHeight={ROW_HEIGHT}
           testId="task-list"
-          renderRow={(taskId) => <TaskRow taskId={taskId} />}
+          renderRow={(taskId) => <TaskRow taskId={taskId} tabStop={taskId === tabStop} />}
         />
       )}
-    </div>
+    </Panel>
   );
 }

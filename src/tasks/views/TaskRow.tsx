@@ -13,7 +13,14 @@ import { ProgressBar } from './ProgressBar';
  * One row of the task list. It subscribes to its own task only, so a poll of another task re-renders
  * nothing here; time is drawn by leaf components on the shared clock.
  */
-export const TaskRow = memo(function TaskRow({ taskId }: { taskId: string }) {
+export const TaskRow = memo(function TaskRow({
+  taskId,
+  tabStop = true,
+}: {
+  taskId: string;
+  /** The one row of the list that Tab reaches. */
+  tabStop?: boolean;
+}) {
   const task = useTasks((s) => s.tasks.get(taskId));
   const active = useSelection((s) => s.selection.kind === 'task' && s.selection.taskId === taskId);
   const needsInput = useInbox((s) =>
@@ -21,13 +28,18 @@ export const TaskRow = memo(function TaskRow({ taskId }: { taskId: string }) {
   );
   const select = useSelection((s) => s.select);
   if (!task) return null;
-  // While it runs, the progress takes the id's place: the row keeps its height, the id is in its title.
+  // While it runs, the progress takes the id's place: the row keeps its height, the id is in its title. A
+  // value from before a reload is not shown as where the task stands.
   const progress =
-    task.progress && task.lifecycle === 'live' && !isTerminal(task.status) ? task.progress : undefined;
+    task.progress && !task.progress.restored && task.lifecycle === 'live' && !isTerminal(task.status)
+      ? task.progress
+      : undefined;
   return (
     <button
       type="button"
       onClick={() => select({ kind: 'task', taskId })}
+      tabIndex={tabStop ? 0 : -1}
+      aria-current={active ? 'true' : undefined}
       className={`flex h-full w-full flex-col justify-center gap-0.5 border-b border-slate-100 px-3 text-left hover:bg-slate-50 dark:border-slate-900 dark:hover:bg-slate-900 ${active ? 'bg-sky-50 dark:bg-sky-950/40' : ''}`}
       title={taskId}
       data-testid="task-row"
@@ -54,9 +66,9 @@ export const TaskRow = memo(function TaskRow({ taskId }: { taskId: string }) {
           )}
         </span>
         <span className="min-w-8 flex-1 truncate font-mono text-xs">{task.tool ?? taskId.slice(0, 12)}</span>
-        <TaskTime task={task} className="shrink-0 text-[11px] text-slate-500" />
+        <TaskTime task={task} className="shrink-0 text-[11px] text-slate-600 dark:text-slate-300" />
       </span>
-      <span className="flex w-full min-w-0 items-center gap-2 text-[11px] text-slate-500">
+      <span className="flex w-full min-w-0 items-center gap-2 text-[11px] text-slate-600 dark:text-slate-300">
         {progress ? (
           <span className="min-w-0 flex-1">
             <ProgressBar progress={progress} compact />

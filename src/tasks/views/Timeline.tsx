@@ -2,11 +2,13 @@ import type { CSSProperties } from 'react';
 import { useNow } from '../../state/clock';
 import { localTaskTimes } from '../../tracker/ttl';
 import { formatClock, formatMs } from '../../format/time';
-import { buildTimeline, type MarkKind, type PollStep } from '../../tracker/timeline-model';
+import { buildTimeline, RESULT_NAME, type MarkKind, type PollStep } from '../../tracker/timeline-model';
+import { useConnection } from '../../state/connection';
 import { useTaskSnapshot } from '../hooks';
 import { useTasks } from '../tasks-store';
 import { statusFill } from './StatusBadge';
 import type { TrackedTask } from '../../tracker/task-store';
+import type { TaskRuleBreak } from '../../rules/task-judge';
 
 const markLook: Record<MarkKind, { className: string; row: number; label: string }> = {
   poll: { className: 'h-3 w-px bg-slate-500 dark:bg-slate-400', row: 0, label: 'poll' },
@@ -26,6 +28,7 @@ const markLook: Record<MarkKind, { className: string; row: number; label: string
   progress: { className: 'h-1.5 w-1.5 rounded-full bg-sky-400', row: 1, label: 'progress' },
   log: { className: 'h-1.5 w-1.5 bg-slate-400', row: 1, label: 'log message' },
   ttl: { className: 'h-7 w-0 border-l-2 border-dashed border-rose-600', row: 0, label: 'TTL deadline' },
+  purge: { className: 'h-7 w-1 bg-st-purged', row: 0, label: 'purged' },
   warning: {
     className: 'h-0 w-0 border-x-[5px] border-b-[8px] border-x-transparent border-b-amber-500',
     row: 1,
@@ -44,6 +47,16 @@ const LEGEND: readonly MarkKind[] = [
 ];
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/** A rule broken on this task: a red mark above the others, where the offending observation came. */
+const RULE_MARK =
+  'h-0 w-0 border-x-[6px] border-t-[10px] border-x-transparent border-t-red-600 dark:border-t-red-400';
+
+/** Rules about the ttl: their mark is read against the deadline, so it is drawn where it lay. */
+const TTL_RULES = new Set(['ttl-not-purged-early', 'ttl-not-kept-beyond']);
+
+/** An ended task still waiting for its purge: its deadline is drawn in place while within this many spans. */
+const WAITING_REACH = 10;
 const ENDED_MIN_WIDTH = '4.5rem';
 
 /** Diagonal stripes: time the task existed that nobody saw, never to be read as a status. */
@@ -117,17 +130,43 @@ function PollStepLine({ steps, x }: { steps: PollStep[]; x: (at: number) => numb
  * per poll, marks for pushes, results, progress and warnings, the TTL deadline when it is near, and the
  * receiver's pollInterval as a step line.
  */
-export function Timeline({ task }: { task: TrackedTask }) {
+export function Timeline({
+  task,
+  breaks = [],
+  onMark,
+}: {
+  task: TrackedTask;
+  /** Rules the receiver broke on this task, marked where they were broken. */
+  breaks?: readonly TaskRuleBreak[];
+  /** A mark was clicked: the moment it stands for. */
+  onMark?: (at: number) => void;
+}) {
   const now = useNow();
   const snapshot = useTaskSnapshot(task.taskId);
   const offset = useTasks((s) => s.clockOffsetMs);
-  const model = buildTimeline(task, task.lifecycle === 'live' ? now : 0, localTaskTimes(snapshot, offset));
+  const era = useConnection((s) => s.era ?? s.support?.era ?? '2025-11-25');
+  // Where the deadline lay is the point for a purged task and for a ttl rule broken; an ended task
+  // waiting for its purge shows the deadline it waits for.
+  const deadlineReach =
+    task.lifecycle === 'purged' || breaks.some((b) => TTL_RULES.has(b.id))
+      ? Infinity
+      : task.lifecycle === 'terminal'
+        ? WAITING_REACH
+        : undefined;
+  const model = buildTimeline(task, task.lifecycle === 'live' ? now : 0, {
+    ...localTaskTimes(snapshot, offset),
+    deadlineReach,
+    resultName: RESULT_NAME[era],
+  });
   const { view, unobserved } = model;
   const span = Math.max(1, view.end - view.start);
   const pct = (at: number) => Math.min(100, Math.max(0, ((at - view.start) / span) * 100));
   const x = (at: number) => `${pct(at)}%`;
   const lastSegment = model.segments.at(-1);
   const deadline = model.marks.find((m) => m.kind === 'ttl');
+  // Waiting for the purge: where now stands against the deadline it waits for.
+  const waitingNow =
+    task.lifecycle === 'terminal' && deadline && now > view.start && now < view.end ? now : undefined;
   return (
     <div className="space-y-1" data-testid="timeline">
       <div className="relative h-6 overflow-hidden rounded bg-slate-100 dark:bg-slate-900">
@@ -191,23 +230,50 @@ export function Timeline({ task }: { task: TrackedTask }) {
             title="now"
           />
         )}
+        {waitingNow !== undefined && (
+          <div
+            className="absolute inset-y-0 w-0.5 bg-slate-900 dark:bg-white"
+            style={{ left: x(waitingNow) }}
+            title="now: the task has ended, and waits for its ttl"
+            data-testid="timeline-now"
+          />
+        )}
       </div>
-      <div className="relative h-7" aria-label="Timeline marks">
+      {/* A click on a mark finds its moment in the observations (the table is the keyboard's way there). */}
+      <div className="relative h-9" aria-label="Timeline marks">
         {model.marks.map((m, i) => {
           const look = markLook[m.kind];
           return (
             <span
               key={i}
-              className={`absolute -translate-x-1/2 ${look.className}`}
-              style={{ left: x(m.at), top: look.row === 0 ? 0 : 14 }}
+              className="absolute -translate-x-1/2 cursor-pointer p-0.5"
+              style={{ left: x(m.at), top: look.row === 0 ? 8 : 22 }}
               title={m.detail}
               data-mark={m.kind}
-            />
+              onClick={() => onMark?.(m.at)}
+            >
+              <span className={`block ${look.className}`} />
+            </span>
           );
         })}
+        {breaks.map(({ at, ...b }, i) =>
+          at === undefined ? null : (
+            <span
+              key={`rule-${i}`}
+              className="absolute top-0 -translate-x-1/2 cursor-pointer p-0.5"
+              style={{ left: x(at) }}
+              title={`${b.strength} broken: ${b.title} — ${b.detail}`}
+              data-mark="rule"
+              data-rule={b.id}
+              onClick={() => onMark?.(at)}
+            >
+              <span className={`block ${RULE_MARK}`} />
+            </span>
+          ),
+        )}
       </div>
       <PollStepLine steps={model.pollSteps} x={pct} />
-      <div className="flex flex-wrap gap-3 text-[11px] text-slate-500">
+      <div className="flex flex-wrap gap-3 text-[11px] text-slate-600 dark:text-slate-300">
         {LEGEND.map((k) => (
           <span key={k} className="flex items-center gap-1">
             <span className={`relative inline-block ${markLook[k].className}`} /> {markLook[k].label}
@@ -216,6 +282,16 @@ export function Timeline({ task }: { task: TrackedTask }) {
         {deadline && (
           <span className="flex items-center gap-1">
             <span className="inline-block h-3 w-0 border-l-2 border-dashed border-rose-600" /> TTL deadline
+          </span>
+        )}
+        {task.lifecycle === 'purged' && (
+          <span className="flex items-center gap-1">
+            <span className={`inline-block ${markLook.purge.className} h-3`} /> purged
+          </span>
+        )}
+        {breaks.length > 0 && (
+          <span className="flex items-center gap-1">
+            <span className={`inline-block ${RULE_MARK}`} /> rule broken
           </span>
         )}
         {unobserved && (

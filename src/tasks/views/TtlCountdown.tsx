@@ -1,7 +1,7 @@
 import { useNow } from '../../state/clock';
 import { ttlPhase } from '../../tracker/ttl';
 import { NOTABLE_CLOCK_OFFSET_MS } from '../../tracker/clock-offset';
-import { formatClock, formatDuration, formatMs } from '../../format/time';
+import { formatClock, formatCountdown, formatMs } from '../../format/time';
 import type { TaskSnapshot } from '../../mcp';
 import { useTasks } from '../tasks-store';
 
@@ -37,7 +37,8 @@ export function TtlCountdown({ snapshot, purged, compact = false }: Props) {
       tone = 'text-amber-600 dark:text-amber-400';
       break;
     case 'counting':
-      text = formatDuration(phase.remainingMs);
+      // In the page's one duration form (52 s, 3 min 24 s), ticking by whole seconds.
+      text = formatCountdown(phase.remainingMs);
       if (phase.remainingMs < 10_000) tone = 'text-amber-600 dark:text-amber-400';
   }
   return (

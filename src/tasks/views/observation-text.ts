@@ -22,11 +22,11 @@ export function statusCell(entry: TimelineEntry): string {
 export type Row = { entry: TimelineEntry; source: string; changed: boolean };
 
 /** Newest first, each with where it came from and whether its statusMessage changed. */
-export function tableRows(task: TrackedTask): Row[] {
+export function tableRows(task: TrackedTask, resultName?: string): Row[] {
   const pollsShown = task.entries.filter(
     (e) => (e.kind === 'observation' || e.kind === 'error') && e.source === 'poll',
   ).length;
-  const labels = describeSources(task.entries, task.pollCount - pollsShown);
+  const labels = describeSources(task.entries, task.pollCount - pollsShown, resultName);
   // Show a statusMessage only where it changed, so a column of repeats does not hide the moves.
   const { rows } = task.entries.reduce(
     (acc, entry, i) => {

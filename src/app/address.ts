@@ -1,0 +1,105 @@
+import { connect, initialHeaders, parseReceiverUrl } from '../connection/actions';
+import { receiverFromParam, receiverParam } from '../state/address';
+import { useConnection } from '../state/connection';
+import { useReplay } from '../state/replay';
+import { useSelection, type Selection } from '../state/selection';
+
+/** The address the page's state calls for; undefined while it is between states (a trace being opened). */
+export function addressFor(href: string): string | undefined {
+  const replay = useReplay.getState();
+  const connection = useConnection.getState();
+  if (replay.opening) return undefined;
+  const replaying = replay.connectionId !== undefined;
+  if (!replaying && connection.url === '') return undefined;
+  const url = new URL(href);
+  const params = url.searchParams;
+  const put = (name: string, value: string | undefined) => {
+    if (value === undefined) params.delete(name);
+    else params.set(name, value);
+  };
+  if (replaying) {
+    // A recording from this origin is named by its path; one from a file cannot be, and a reload of the
+    // address goes back to the live receiver the page was on.
+    put('trace', replay.source);
+    if (replay.source === undefined) params.delete('speed');
+    put('server', receiverParam(replay.live?.url ?? ''));
+  } else {
+    params.delete('trace');
+    params.delete('speed');
+    put('server', receiverParam(connection.url));
+  }
+  const selection = useSelection.getState().selection;
+  put('task', selection.kind === 'task' ? selection.taskId : undefined);
+  return url.toString();
+}
+
+/**
+ * Keeps the address in step with the page: the receiver, the task open, the trace replayed. A person's move
+ * (another receiver, another task) is a new history entry, so Back and Forward move between them; what the
+ * page settles on by itself at load replaces the entry it came with. Changes made in one go (a new receiver
+ * closes the task of the old one) are written once. Returns the unsubscribe.
+ */
+export function syncAddress(): () => void {
+  let mode: 'push' | 'replace' = 'replace';
+  let queued = false;
+  const write = () => {
+    queued = false;
+    const next = addressFor(window.location.href);
+    if (next === undefined) return;
+    if (next !== window.location.href) {
+      if (mode === 'push') window.history.pushState(null, '', next);
+      else window.history.replaceState(window.history.state, '', next);
+    }
+    mode = 'push';
+  };
+  const schedule = () => {
+    if (queued) return;
+    queued = true;
+    queueMicrotask(write);
+  };
+  const stops = [
+    useSelection.subscribe((s, before) => {
+      if (s.selection !== before.selection) schedule();
+    }),
+    useConnection.subscribe((s, before) => {
+      if (s.url !== before.url) schedule();
+    }),
+    useReplay.subscribe((s, before) => {
+      if (
+        s.connectionId !== before.connectionId ||
+        s.opening !== before.opening ||
+        s.source !== before.source ||
+        s.live !== before.live
+      )
+        schedule();
+    }),
+  ];
+
+  /** Back or Forward: the page becomes what the address says. */
+  const onPop = () => {
+    const params = new URLSearchParams(window.location.search);
+    const trace = params.get('trace');
+    const replay = useReplay.getState();
+    // Into or out of a recording, or to another one: the page loads it as it would from a link.
+    if (trace !== (replay.connectionId !== undefined ? (replay.source ?? null) : null)) {
+      window.location.reload();
+      return;
+    }
+    mode = 'replace';
+    const taskId = params.get('task');
+    const selection: Selection = taskId ? { kind: 'task', taskId } : { kind: 'none' };
+    const current = useSelection.getState().selection;
+    if (selection.kind === 'task' || current.kind === 'task') useSelection.getState().select(selection);
+    if (trace !== null) return;
+    const server = receiverFromParam(params.get('server'));
+    const href = parseReceiverUrl(server)?.toString() ?? server;
+    if (href !== useConnection.getState().url)
+      void connect(server, initialHeaders(server), { resume: true, keepSelection: true });
+    schedule();
+  };
+  window.addEventListener('popstate', onPop);
+  return () => {
+    for (const stop of stops) stop();
+    window.removeEventListener('popstate', onPop);
+  };
+}
