@@ -51,7 +51,7 @@ const pageGlobals = [
 }));
 
 export default tseslint.config(
-  { ignores: ['dist', 'node_modules', 'test-results', 'playwright-report'] },
+  { ignores: ['dist', 'dist-node', 'node_modules', 'test-results', 'playwright-report'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   ...pluginQuery.configs['flat/recommended'],

@@ -172,7 +172,7 @@ export function createStdioBridge(options: StdioBridgeOptions): StdioBridge {
       refuse(
         req,
         res,
-        502,
+        410,
         `The stdio server ${conn.child?.describeEnd() ?? 'is not running'}. Restart it from its console.`,
       );
       return undefined;
@@ -230,8 +230,7 @@ export function createStdioBridge(options: StdioBridgeOptions): StdioBridge {
     if (!conn || !sessionMatches(req, res, conn)) return;
     if (!('method' in message) || !('id' in message)) {
       // A notification, or the page's answer to the server's own request.
-      if (!conn.forward(message))
-        jsonRpcError(res, 502, -32000, `The stdio server ${conn.child!.describeEnd()}`);
+      if (!conn.forward(message)) refuse(req, res, 410, `The stdio server ${conn.child!.describeEnd()}`);
       else res.writeHead(202, SAFE_ANSWER_HEADERS).end();
       return;
     }

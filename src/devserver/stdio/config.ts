@@ -70,8 +70,29 @@ export function nameFor(command: string, args: readonly string[]): string {
     'pipx',
     'docker',
   ]);
-  const base = (part: string) =>
-    path.basename(part.replace(/@[^@/]*$/, '') || part).replace(/\.(m?[jt]s|cjs|py|exe|cmd)$/i, '');
+  // A script called index.js says little: the folder it sits in (past dist/, build/…) names the server.
+  const generic = new Set([
+    'index',
+    'main',
+    'cli',
+    'server',
+    'app',
+    'dist',
+    'build',
+    'lib',
+    'src',
+    'bin',
+    'out',
+  ]);
+  const base = (part: string) => {
+    const parts = part
+      .replace(/@[^@/]*$/, '')
+      .split(/[\\/]/)
+      .filter(Boolean);
+    const names = parts.map((p) => p.replace(/\.(m?[jt]s|cjs|py|exe|cmd)$/i, ''));
+    const named = [...names].reverse().find((n) => !generic.has(n.toLowerCase()));
+    return named ?? names.at(-1) ?? part;
+  };
   const program = base(command);
   const first = runners.has(program.toLowerCase())
     ? args.find((a) => !a.startsWith('-') && a !== 'run' && a !== 'exec')
