@@ -15,6 +15,7 @@ import { ShortcutsOverlay } from './ShortcutsOverlay';
 import { ReportCardButton, ReportCardDialog } from '../report/ReportCard';
 import { ExportMenu } from '../trace/ExportMenu';
 import { OpenTraceButton, ReplayBar, TraceDropZone } from '../trace/ReplayBar';
+import { StdioConsole } from '../stdio/StdioConsole';
 
 export function App() {
   useKeymap();
@@ -48,6 +49,8 @@ export function App() {
               </ErrorBoundary>
             </div>
           </Panel>
+          {/* Only for a stdio server (taskscope --stdio): its stderr, pid, exit status and Restart. */}
+          <StdioConsole />
           <Panel title="Tools" className="max-h-[30%] min-h-36 shrink-0">
             <ErrorBoundary label="The tool list">
               <ToolList />

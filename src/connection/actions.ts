@@ -1,6 +1,6 @@
 import { getEngine } from '../bridge/engine-bridge';
 import type { Health } from '../engine/messages';
-import type { RelayRoute, ResumeSession, ServerDescription } from '../mcp';
+import type { RelayRoute, ResumeSession, ServerDescription, StdioRoute } from '../mcp';
 import { clearLog, startPageRecords } from '../tasks/page-records';
 import { usePreferences } from '../state/preferences';
 import { useSelection } from '../state/selection';
@@ -10,6 +10,7 @@ import { normaliseReceiverUrl } from './receiver-url';
 import { SessionClaims, forgetSession, rememberSession, storedSession } from './session-claim';
 import { headersFor, recordUse, relayChosen } from './saved-receivers';
 import { fetchRelayRoute } from './relay-route';
+import { closeStdio, openStdioRoute, stdioNameOf } from './stdio-route';
 import { eraChoice } from './era-choice';
 
 /** Where the dashboard connects when no ?server= is given: the demo receiver `npm start` mounts beside it. */
@@ -41,6 +42,8 @@ export async function disconnect(): Promise<void> {
   forgetSession(url);
   sessionClaims().release(url);
   await getEngine().request({ type: 'disconnect' });
+  // A stdio server's process is this connection's: it ends with it (2026-07-28 sends no DELETE to say so).
+  await closeStdio();
   // Bump after the engine's last batch (the tasks marked as their session's) has been applied.
   useConnection.setState((s) => ({ id: s.id + 1 }));
 }
@@ -116,6 +119,18 @@ export async function connect(
     }
     relay = route.route;
   }
+  let stdio: StdioRoute | undefined;
+  const stdioName = stdioNameOf(href);
+  if (stdioName !== undefined) {
+    const route = await openStdioRoute(href, stdioName);
+    if (useConnection.getState().id !== id) return;
+    if (!route.ok) {
+      useConnection.setState({ status: 'error', error: { kind: 'other', message: route.message } });
+      await getEngine().request({ type: 'disconnect', end: false });
+      return;
+    }
+    stdio = route.route;
+  } else void closeStdio();
   const resume = options.resume ? await resumable(href) : undefined;
   if (useConnection.getState().id !== id) return;
   const selection = useSelection.getState().selection;
@@ -128,6 +143,7 @@ export async function connect(
     followTaskId: selection.kind === 'task' ? selection.taskId : undefined,
     resume,
     relay,
+    stdio,
     preserve: preserveLog,
     era: eraChoice(href),
   });

@@ -64,10 +64,13 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
   // `--stdio` takes an optional name=NAME: parseArgs has no optional values, so a bare one gets an empty value.
   const tokens: string[] = [];
   for (let i = 0; i < own.length; i++) {
-    const token = own[i]!;
+    const token = own[i] ?? '';
+    const next = own[i + 1];
     if (token !== '--stdio') tokens.push(token);
-    else if (own[i + 1]?.startsWith('name=')) tokens.push(`--stdio=${own[++i]}`);
-    else tokens.push('--stdio=');
+    else if (next?.startsWith('name=')) {
+      tokens.push(`--stdio=${next}`);
+      i++;
+    } else tokens.push('--stdio=');
   }
   let parsed;
   try {

@@ -230,7 +230,8 @@ export function createStdioBridge(options: StdioBridgeOptions): StdioBridge {
     if (!conn || !sessionMatches(req, res, conn)) return;
     if (!('method' in message) || !('id' in message)) {
       // A notification, or the page's answer to the server's own request.
-      if (!conn.forward(message)) refuse(req, res, 410, `The stdio server ${conn.child!.describeEnd()}`);
+      if (!conn.forward(message))
+        refuse(req, res, 410, `The stdio server ${conn.child?.describeEnd() ?? 'is not running'}`);
       else res.writeHead(202, SAFE_ANSWER_HEADERS).end();
       return;
     }
@@ -284,7 +285,7 @@ export function createStdioBridge(options: StdioBridgeOptions): StdioBridge {
       else next();
       return;
     }
-    const receiver = receivers.get(match[1]!);
+    const receiver = receivers.get(match[1] ?? '');
     if (!receiver || closed) {
       refuse(req, res, 404, 'No stdio server by that name: they are named on the command line');
       return;

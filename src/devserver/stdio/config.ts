@@ -40,9 +40,10 @@ const ConfigFile = z.looseObject({ mcpServers: z.record(z.string(), z.unknown())
 
 /** `KEY=VALUE`, as `--env` takes it. */
 export function parseEnvAssignment(text: string): [string, string] {
-  const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(text);
-  if (!match) throw new ConfigError(`--env ${JSON.stringify(text)}: give it as KEY=VALUE`);
-  return [match[1]!, match[2]!];
+  const [, key, value] = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(text) ?? [];
+  if (key === undefined || value === undefined)
+    throw new ConfigError(`--env ${JSON.stringify(text)}: give it as KEY=VALUE`);
+  return [key, value];
 }
 
 export function checkName(name: string, where: string): string {

@@ -56,8 +56,8 @@ export class ConsoleRing {
       this.lines.length > this.limits.maxLines ||
       (this.bytes > this.limits.maxBytes && this.lines.length > 1)
     ) {
-      const gone = this.lines.shift()!;
-      this.bytes -= gone.text.length;
+      const gone = this.lines.shift();
+      this.bytes -= gone?.text.length ?? 0;
       this.dropped++;
     }
     return line;
@@ -73,8 +73,8 @@ export class ConsoleRing {
   last(stream: ConsoleStream, count: number): string[] {
     const out: string[] = [];
     for (let i = this.lines.length - 1; i >= 0 && out.length < count; i--) {
-      const line = this.lines[i]!;
-      if (line.stream === stream && line.text.trim() !== '') out.unshift(line.text);
+      const line = this.lines[i];
+      if (line && line.stream === stream && line.text.trim() !== '') out.unshift(line.text);
     }
     return out;
   }
