@@ -217,7 +217,7 @@ export class BridgeConnection {
     return {
       jsonrpc: '2.0',
       id,
-      error: { code: -32000, message: `Taskscope's stdio bridge: the server ${how}` },
+      error: { code: -32603, message: `Taskscope's stdio bridge: the server ${how}` },
     };
   }
 
