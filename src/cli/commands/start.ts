@@ -122,8 +122,18 @@ export async function run(argv: string[]): Promise<number> {
       }
       stopping = true;
       const running = started.stdio?.connections().filter((c) => c.alive).length ?? 0;
-      if (running > 0) console.log(`Stopping ${running} stdio server${running === 1 ? '' : 's'}…`);
-      void started.close().then(() => resolve(EXIT.ok));
+      if (running > 0)
+        console.log(
+          `Stopping ${running} stdio server${running === 1 ? '' : 's'} (stdin, SIGTERM, then SIGKILL)…`,
+        );
+      const servers = started.stdio?.connections().filter((c) => c.alive) ?? [];
+      void started.close().then(() => {
+        for (const conn of servers)
+          console.log(
+            `  ${conn.receiver.name} (pid ${conn.child?.pid ?? '?'}) ${conn.child?.describeEnd() ?? 'stopped'}`,
+          );
+        resolve(EXIT.ok);
+      });
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
