@@ -122,7 +122,7 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
     args.host = loopback ?? values.host;
   }
   const receiver = positionals[0];
-  if (receiver !== undefined) args.receiverUrl = checkReceiverUrl(receiver);
+  if (receiver !== undefined && values.stdio === undefined) args.receiverUrl = checkReceiverUrl(receiver);
 
   if (values.stdio !== undefined) {
     if (command.length === 0)
@@ -157,8 +157,11 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
     throw new UsageError(
       '--stdio is refused with --allow-remote: a page that others can reach must not be able to talk to a process on this machine',
     );
-  if (args.stdio && args.receiverUrl !== undefined)
+  if (args.stdio && receiver !== undefined) {
+    if (/^[A-Za-z0-9_.-]+$/.test(receiver) && !receiver.includes('.'))
+      throw new UsageError(`--stdio ${receiver}: name it as --stdio name=${receiver}`);
     throw new UsageError('Give a receiver URL or --stdio, not both: the page opens on one of them');
+  }
   return args;
 }
 
