@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -25,7 +25,7 @@ beforeAll(async () => {
   const tarball = path.join(work, `taskscope-${version}.tgz`);
   expect(existsSync(tarball)).toBe(true);
   installed = path.join(work, 'user');
-  await exec('mkdir', ['-p', installed]);
+  await mkdir(installed);
   await writeFile(path.join(installed, 'package.json'), '{"private": true}\n');
   await exec(npm, ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', tarball], {
     cwd: installed,
