@@ -10,7 +10,7 @@ import { normaliseReceiverUrl } from './receiver-url';
 import { SessionClaims, forgetSession, rememberSession, storedSession } from './session-claim';
 import { headersFor, recordUse, relayChosen } from './saved-receivers';
 import { fetchRelayRoute } from './relay-route';
-import { closeStdio, openStdioRoute, stdioNameOf } from './stdio-route';
+import { closeStdio, openStdioRoute, stdioNameOf, stdioPageHiding } from './stdio-route';
 import { eraChoice } from './era-choice';
 
 /** Where the dashboard connects when no ?server= is given: the demo receiver `npm start` mounts beside it. */
@@ -218,7 +218,11 @@ export function initialHeaders(rawUrl: string): Record<string, string> {
   return url ? headersFor(url.toString()) : {};
 }
 
-/** The page is going away (reload, close): write what history has pending; the session stays open. */
-export function pageHiding(): void {
+/**
+ * The page is going away (reload, close): write what history has pending; the session stays open. A stdio
+ * server's process is this page's alone, so it is stopped (a reload starts another).
+ */
+export function pageHiding(event?: PageTransitionEvent): void {
   void getEngine().request({ type: 'flush' });
+  stdioPageHiding(event?.persisted ?? false);
 }

@@ -12,8 +12,6 @@ export interface StdioConnection {
 
 export const useStdio = create<{ current?: StdioConnection }>()(() => ({}));
 
-const KEPT_KEY = 'taskscope.stdioConnection';
-
 /** The name in a receiver URL that is one of this server's stdio bridges (/stdio/<name>/mcp, same origin). */
 export function stdioNameOf(href: string): string | undefined {
   try {
@@ -40,7 +38,7 @@ export function bridgeHeaders(route: StdioRoute): Record<string, string> {
 
 /**
  * A new page connection to a stdio server: its own process, started by the bridge on the first request. The one
- * this tab had before (before a reload, too) is stopped, so a tab runs one process at a time.
+ * this tab had before is stopped, so a tab runs one process at a time.
  */
 export async function openStdioRoute(
   url: string,
@@ -51,39 +49,34 @@ export async function openStdioRoute(
   if (!token.ok) return token;
   const current = { url, name, route: { token: token.token, connection: newConnectionName() } };
   useStdio.setState({ current });
-  sessionStorage.setItem(KEPT_KEY, JSON.stringify({ url, name, connection: current.route.connection }));
   return { ok: true, route: current.route };
 }
 
 /** Stops this tab's stdio process, if it has one (Disconnect, another receiver, Restart). */
 export async function closeStdio(): Promise<void> {
-  const current = useStdio.getState().current ?? (await keptFromBeforeReload());
+  const current = useStdio.getState().current;
   useStdio.setState({ current: undefined });
-  sessionStorage.removeItem(KEPT_KEY);
-  if (!current) return;
+  if (current) await stop(current, false);
+}
+
+/**
+ * The page is going away (reload, close): its process goes with it, the request kept alive past the page. Not
+ * for a page kept in the back-forward cache, which may come back to it; the bridge stops what no page uses.
+ */
+export function stdioPageHiding(persisted: boolean): void {
+  const current = useStdio.getState().current;
+  if (current && !persisted) void stop(current, true);
+}
+
+async function stop(current: StdioConnection, keepalive: boolean): Promise<void> {
   try {
     await fetch(new URL(`/stdio/${current.name}/stop`, window.location.origin), {
       method: 'POST',
       headers: bridgeHeaders(current.route),
       credentials: 'omit',
+      keepalive,
     });
   } catch {
     // The server is gone, and its processes with it.
-  }
-}
-
-/** The connection this tab had before a reload: its process is this tab's to stop. */
-async function keptFromBeforeReload(): Promise<StdioConnection | undefined> {
-  const raw = sessionStorage.getItem(KEPT_KEY);
-  if (!raw) return undefined;
-  try {
-    const kept = JSON.parse(raw) as { url?: unknown; name?: unknown; connection?: unknown };
-    if (typeof kept.url !== 'string' || typeof kept.name !== 'string' || typeof kept.connection !== 'string')
-      return undefined;
-    const token = await fetchServerToken();
-    if (!token.ok) return undefined;
-    return { url: kept.url, name: kept.name, route: { token: token.token, connection: kept.connection } };
-  } catch {
-    return undefined;
   }
 }

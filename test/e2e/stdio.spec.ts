@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { everythingCommand } from '../helpers/stdio';
+import { everythingCommand, isAlive } from '../helpers/stdio';
 import { startCli, type RunningCli } from '../helpers/taskscope-cli';
 
 // `taskscope --stdio -- <server-everything in stdio mode>`, started by the test on a port of its own (the
@@ -63,4 +63,15 @@ test('Restart starts the command again and reconnects; the task live in the old 
   ).toHaveCount(1);
   await expect(detail.getByTestId('session-ended')).toContainText('ended');
   await expect(detail).not.toContainText('Research Report: restarts');
+});
+
+test('a reload stops the tab’s process and the reloaded page gets one of its own', async ({ page }) => {
+  await page.goto(`${cli.url}/`);
+  await expect(page.getByTestId('stdio-state')).toHaveText(/^running · pid \d+$/);
+  const before = await pidOf(await page.getByTestId('stdio-state').textContent());
+  await page.reload();
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect.poll(async () => pidOf(await page.getByTestId('stdio-state').textContent())).not.toBe(before);
+  // One process per page: the one the page had before its reload is gone, not left for the idle reaper.
+  await expect.poll(() => isAlive(before)).toBe(false);
 });

@@ -208,3 +208,29 @@ describe('the stdio bridge with server-everything in stdio mode', () => {
     expect((error as Error).message).toMatch(/3 stdio servers are running already.*3 is the limit/);
   });
 });
+
+describe('the stdio bridge with processes no page uses', () => {
+  it('stops a process no page has asked anything of for its idle time, and says so', async () => {
+    const dir = await makeStubDist();
+    const idle = await startApp({
+      port: 0,
+      staticDir: dir.dir,
+      stdio: { receivers: [{ name: 'everything', command: everythingCommand() }], idleMs: 400 },
+    });
+    try {
+      const route = newRoute(idle.relayToken);
+      const session = await McpSession.connect({
+        url: `${idle.url}/stdio/everything/mcp`,
+        fetch: stdioFetch(fetch, route),
+      });
+      // Its GET stream would count as a page still there: closing the session leaves the process unused.
+      await session.abandon();
+      const conn = idle.stdio!.connections()[0]!;
+      await waitFor(() => conn.child!.state.phase === 'exited', 10_000);
+      expect(conn.child!.state).toMatchObject({ stoppedBy: 'no page used it for 400 ms' });
+    } finally {
+      await idle.close();
+      await dir.remove();
+    }
+  });
+});

@@ -13,6 +13,7 @@ import { RELAY_REQUEST_LIMIT } from '../relay/route.js';
 import { SAFE_ANSWER_HEADERS } from '../relay/headers.js';
 import { RELAY_HEADERS } from '../../mcp/relay-fetch.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { formatMs } from '../../format/time.js';
 import { BridgeConnection, type StdioReceiver } from './connection.js';
 import { Outlet } from './outlet.js';
 import type { ChildOptions, WireMessage } from './child.js';
@@ -109,7 +110,7 @@ export function createStdioBridge(options: StdioBridgeOptions): StdioBridge {
       const now = Date.now();
       for (const conn of connections.values()) {
         if (conn.alive && !conn.hasOpenStream && now - conn.lastUsed > idleMs)
-          void stopConnection(conn, `no page used it for ${Math.round(idleMs / 60_000)} minutes`);
+          void stopConnection(conn, `no page used it for ${formatMs(idleMs)}`);
       }
     },
     Math.min(30_000, Math.max(50, idleMs / 4)),
@@ -156,7 +157,7 @@ export function createStdioBridge(options: StdioBridgeOptions): StdioBridge {
           req,
           res,
           503,
-          `${running} stdio servers are running already, one per page connection, and ${maxChildren} is the limit: disconnect another tab, or wait (a server no page uses is stopped after ${Math.round(idleMs / 60_000)} minutes).`,
+          `${running} stdio servers are running already, one per page connection, and ${maxChildren} is the limit: disconnect another tab, or wait (a server no page uses is stopped after ${formatMs(idleMs)}).`,
           { 'retry-after': '30' },
         );
         return undefined;
