@@ -76,8 +76,8 @@ function ConsoleBody() {
   return (
     <Panel
       title={
-        <span className="inline-flex items-center gap-1.5">
-          <TerminalSquare size={12} /> stdio server
+        <span className="inline-flex items-center gap-1.5" title="The stdio server's console">
+          <TerminalSquare size={12} /> Console
         </span>
       }
       className="max-h-[35%] min-h-32 shrink-0"
