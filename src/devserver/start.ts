@@ -126,7 +126,9 @@ export async function startApp({
     );
     // Deep links (?task=…) land on index.html; the app routes from the query string.
     app.get(/^\/(?!demo\/).*/, (_req, res) =>
-      res.sendFile(path.join(staticDir, 'index.html'), { headers: { 'Cache-Control': 'no-store' } }),
+      // Relative to `root`: an absolute path is refused (404) when any folder on it starts with a dot, and npx
+      // installs packages under ~/.npm/_npx.
+      res.sendFile('index.html', { root: staticDir, headers: { 'Cache-Control': 'no-store' } }),
     );
   }
   app.use(plainNotFound);

@@ -24,8 +24,9 @@ beforeAll(async () => {
   await exec(npm, ['pack', '--pack-destination', work], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
   const tarball = path.join(work, `taskscope-${version}.tgz`);
   expect(existsSync(tarball)).toBe(true);
-  installed = path.join(work, 'user');
-  await mkdir(installed);
+  // Under a folder whose name starts with a dot, as npx installs packages (~/.npm/_npx/…).
+  installed = path.join(work, '.npm', '_npx', 'user');
+  await mkdir(installed, { recursive: true });
   await writeFile(path.join(installed, 'package.json'), '{"private": true}\n');
   await exec(npm, ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', tarball], {
     cwd: installed,
@@ -60,7 +61,8 @@ describe('the packed package, installed without dev dependencies', () => {
 
   it('serves the page and the demo receiver', async () => {
     cli = await startCli(['--no-open', '--port', '0'], { command: bin, cwd: installed, env });
-    const page = await fetch(`${cli.url}/`);
+    // A deep link (the page's own query) is served the page too.
+    const page = await fetch(`${cli.url}/?server=%2Fdemo%2Fmcp-2026`);
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('<div id="root"');
