@@ -22,6 +22,7 @@ const tiers = [
   ['tools'], // runs a tool and keeps its form's drafts; a task's "Run again" fills them
   ['tasks'],
   ['connection', 'trace', 'report'],
+  ['stdio'], // the console of a stdio server `taskscope --stdio` runs; its Restart reconnects
   ['app'],
 ];
 const below = Object.fromEntries(
@@ -51,7 +52,7 @@ const pageGlobals = [
 }));
 
 export default tseslint.config(
-  { ignores: ['dist', 'node_modules', 'test-results', 'playwright-report'] },
+  { ignores: ['dist', 'dist-node', 'node_modules', 'test-results', 'playwright-report'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   ...pluginQuery.configs['flat/recommended'],

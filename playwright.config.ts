@@ -21,7 +21,7 @@ export default defineConfig({
   },
   webServer: {
     // The same server `npm start` runs, on its own port; run.mjs builds dist/ first.
-    command: 'node --import tsx src/cli/main.ts',
+    command: 'node --import tsx src/cli/main.ts --no-open',
     env: { PORT: String(port) },
     url: `http://127.0.0.1:${port}/`,
     reuseExistingServer: false,

@@ -11,6 +11,7 @@ import { AppHeader } from './AppHeader';
 import { useKeymap } from '../ui/useKeymap';
 import { ReportCardDialog } from '../report/ReportCardEntry';
 import { ReplayBar, TraceDropZone } from '../trace/ReplayBar';
+import { StdioConsole } from '../stdio/StdioConsole';
 
 /** The task list keeps at least this much of the sidebar, however tall the tools' split is made. */
 const TASKS_MIN = '18rem';
@@ -36,6 +37,8 @@ function Sidebar() {
         aria-label="Receiver, tools and tasks"
       >
         <ReceiverSection />
+        {/* Only for a stdio server (taskscope --stdio): its stderr, pid, exit status and Restart. */}
+        <StdioConsole />
         <div
           ref={toolsRef}
           className="flex min-h-0 shrink-0 flex-col"

@@ -1,6 +1,6 @@
 import { getEngine } from '../bridge/engine-bridge';
 import type { Health } from '../engine/messages';
-import type { RelayRoute, ResumeSession, ServerDescription } from '../mcp';
+import type { RelayRoute, ResumeSession, ServerDescription, StdioRoute } from '../mcp';
 import { clearLog, startPageRecords } from '../tasks/page-records';
 import { usePreferences } from '../state/preferences';
 import { useSelection } from '../state/selection';
@@ -11,6 +11,7 @@ import { normaliseReceiverUrl } from './receiver-url';
 import { SessionClaims, forgetSession, rememberSession, storedSession } from './session-claim';
 import { headersFor, recordUse, relayChosen } from './saved-receivers';
 import { fetchRelayRoute } from './relay-route';
+import { closeStdio, openStdioRoute, stdioNameOf, stdioPageHiding } from './stdio-route';
 import { eraChoice } from './era-choice';
 
 /** A URL only if it is http(s); one typed without a scheme gets one (see receiver-url.ts). */
@@ -39,6 +40,8 @@ export async function disconnect(): Promise<void> {
   forgetSession(url);
   sessionClaims().release(url);
   await getEngine().request({ type: 'disconnect' });
+  // A stdio server's process is this connection's: it ends with it (2026-07-28 sends no DELETE to say so).
+  await closeStdio();
   // Bump after the engine's last batch (the tasks marked as their session's) has been applied.
   useConnection.setState((s) => ({ id: s.id + 1 }));
 }
@@ -128,6 +131,18 @@ export async function connect(
     }
     relay = route.route;
   }
+  let stdio: StdioRoute | undefined;
+  const stdioName = stdioNameOf(href);
+  if (stdioName !== undefined) {
+    const route = await openStdioRoute(href, stdioName);
+    if (useConnection.getState().id !== id) return;
+    if (!route.ok) {
+      useConnection.setState({ status: 'error', error: { kind: 'other', message: route.message } });
+      await getEngine().request({ type: 'disconnect', end: false });
+      return;
+    }
+    stdio = route.route;
+  } else void closeStdio();
   const resume = options.resume ? await resumable(href) : undefined;
   if (useConnection.getState().id !== id) return;
   const selection = useSelection.getState().selection;
@@ -140,6 +155,7 @@ export async function connect(
     followTaskId: selection.kind === 'task' ? selection.taskId : undefined,
     resume,
     relay,
+    stdio,
     preserve: preserveLog,
     era: eraChoice(href),
   });
@@ -214,7 +230,11 @@ export function initialHeaders(rawUrl: string): Record<string, string> {
   return url ? headersFor(url.toString()) : {};
 }
 
-/** The page is going away (reload, close): write what history has pending; the session stays open. */
-export function pageHiding(): void {
+/**
+ * The page is going away (reload, close): write what history has pending; the session stays open. A stdio
+ * server's process is this page's alone, so it is stopped (a reload starts another).
+ */
+export function pageHiding(event?: PageTransitionEvent): void {
   void getEngine().request({ type: 'flush' });
+  stdioPageHiding(event?.persisted ?? false);
 }

@@ -7,18 +7,25 @@ export interface Listening {
   close: () => Promise<void>;
 }
 
-/** Listens on loopback only: Taskscope's servers are for this machine, never the network. */
-export function listenOnLoopback(app: Express | Server, port: number): Promise<Listening> {
+/**
+ * Listens on loopback: Taskscope's servers are for this machine. Only `taskscope --allow-remote` passes
+ * another host.
+ */
+export function listenOnLoopback(
+  app: Express | Server,
+  port: number,
+  host = '127.0.0.1',
+): Promise<Listening> {
   return new Promise((resolve, reject) => {
     const server = typeof app === 'function' ? createServer(app) : app;
-    server.listen(port, '127.0.0.1');
+    server.listen(port, host);
     server.once('error', reject);
     server.once('listening', () => {
       const address = server.address();
       const actual = typeof address === 'object' && address ? address.port : port;
       resolve({
         server,
-        url: `http://127.0.0.1:${actual}`,
+        url: `http://${urlHost(host)}:${actual}`,
         close: () =>
           new Promise<void>((done) => {
             // Open SSE streams would keep close() waiting for ever.
@@ -28,6 +35,13 @@ export function listenOnLoopback(app: Express | Server, port: number): Promise<L
       });
     });
   });
+}
+
+/** The host as a URL spells it: IPv6 in brackets, a wildcard address as the loopback one that reaches it. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 export function portFromEnv(name: string, fallback: number): number {

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import express from 'express';
 import { createDemoReceiver, type DemoReceiver } from './demo/receiver.js';
@@ -8,8 +7,10 @@ import { createDemoReceiver2026, type DemoReceiver2026 } from './demo-2026/recei
 import { listenOnLoopback, plainErrors, plainNotFound, type Listening } from './http-server.js';
 import { plainGuard } from './guard.js';
 import { createRelay, newRelayToken } from './relay/route.js';
+import { packageRoot } from './package-root.js';
+import { createStdioBridge, type StdioBridge, type StdioBridgeOptions } from './stdio/bridge.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = packageRoot();
 
 export interface StartedApp extends Listening {
   receiver: DemoReceiver;
@@ -17,6 +18,8 @@ export interface StartedApp extends Listening {
   receiver2026: DemoReceiver2026;
   /** What /relay wants in X-Taskscope-Relay-Token; the page reads it from /relay/token. */
   relayToken: string;
+  /** The stdio servers offered at /stdio/<name>/mcp, when any were named. */
+  stdio?: StdioBridge;
 }
 
 export interface StartOptions {
@@ -28,6 +31,17 @@ export interface StartOptions {
   allowedHosts?: string[];
   /** A fixed relay token (tests); a fresh random one per start otherwise. */
   relayToken?: string;
+  /** The address to listen on; loopback unless the person allowed more (`--allow-remote`). */
+  host?: string;
+  /**
+   * Off when others may reach the server (`--allow-remote`): then /relay/token gives the token to nobody, and
+   * the person enters the one printed on the terminal in the page.
+   */
+  handOutToken?: boolean;
+  /** stdio servers to offer as receivers (from the command line or a config file the person named). */
+  stdio?: Pick<StdioBridgeOptions, 'receivers' | 'maxChildren' | 'idleMs' | 'child'>;
+  /** The receiver the bare root URL opens (`/` redirects to `/?server=…`); the demo receiver otherwise. */
+  home?: string;
 }
 
 /**
@@ -40,6 +54,10 @@ export async function startApp({
   staticDir = path.join(root, 'dist'),
   allowedHosts = [],
   relayToken = newRelayToken(),
+  host = '127.0.0.1',
+  handOutToken = true,
+  stdio,
+  home,
 }: StartOptions): Promise<StartedApp> {
   const app = express();
   app.disable('x-powered-by');
@@ -55,6 +73,12 @@ export async function startApp({
   const receiver2026 = createDemoReceiver2026({ allowedHosts });
   app.use('/demo/mcp', receiver.router);
   app.use('/demo/mcp-2026', receiver2026.router);
+  // Its refusals are JSON-RPC, as the relay's, so it checks Host, Origin and the token itself (guard.ts).
+  const bridge =
+    stdio && stdio.receivers.length > 0
+      ? createStdioBridge({ ...stdio, token: relayToken, allowedHosts })
+      : undefined;
+  if (bridge) app.use(bridge.handler);
   // Everything else here is Taskscope's own page and what only it may ask for.
   app.use(plainGuard({ allowedHosts, pages: 'own' }));
 
@@ -62,12 +86,17 @@ export async function startApp({
   const relay = createRelay({
     token: relayToken,
     allowedHosts,
+    handOutToken,
     ownPort: () => {
       const address = httpServer.address();
       return typeof address === 'object' && address ? address.port : undefined;
     },
   });
   app.use(relay.handler);
+  if (home !== undefined) {
+    const target = `/?server=${encodeURIComponent(home)}`;
+    app.get('/', (req, res, next) => (req.originalUrl === '/' ? res.redirect(302, target) : next()));
+  }
   let closeVite = async () => {};
   if (dev) {
     const { createServer: createVite } = await import('vite');
@@ -97,19 +126,27 @@ export async function startApp({
     );
     // Deep links (?task=…) land on index.html; the app routes from the query string.
     app.get(/^\/(?!demo\/).*/, (_req, res) =>
-      res.sendFile(path.join(staticDir, 'index.html'), { headers: { 'Cache-Control': 'no-store' } }),
+      // Relative to `root`: an absolute path is refused (404) when any folder on it starts with a dot, and npx
+      // installs packages under ~/.npm/_npx.
+      res.sendFile('index.html', { root: staticDir, headers: { 'Cache-Control': 'no-store' } }),
     );
   }
   app.use(plainNotFound);
   app.use(plainErrors);
 
-  const listening = await listenOnLoopback(httpServer, port);
+  const listening = await listenOnLoopback(httpServer, port, host).catch(async (error: unknown) => {
+    await bridge?.close();
+    throw error;
+  });
   return {
     ...listening,
     receiver,
     receiver2026,
     relayToken,
+    stdio: bridge,
     close: async () => {
+      // The servers first: their pages' streams end with them, and no process outlives Taskscope.
+      await bridge?.close();
       relay.close();
       await receiver.close();
       await receiver2026.close();

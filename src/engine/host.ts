@@ -4,6 +4,7 @@ import {
   type TrafficSeqCounter,
   classifyError,
   relayFetch,
+  stdioFetch,
   type ClassifiedError,
   type Detection,
   type ResumeSession,
@@ -229,7 +230,9 @@ export class EngineHost {
         if (conn.closed) return { ok: false, stale: true };
         const classified = classifyError(error, { method: 'initialize', url });
         const diagnosed =
-          conn.command.relay || conn.everConnected ? classified : await diagnose(url, classified);
+          conn.command.relay || conn.command.stdio || conn.everConnected
+            ? classified
+            : await diagnose(url, classified);
         return this.outages.failed(conn, diagnosed, () => this.establish(conn, undefined, ended));
       }
     }
@@ -289,6 +292,7 @@ export class EngineHost {
 
   private fetchFor(conn: Connection): typeof fetch | undefined {
     const base = this.options.fetch ?? globalThis.fetch.bind(globalThis);
+    if (conn.command.stdio) return stdioFetch(base, conn.command.stdio);
     return conn.command.relay ? relayFetch(base, conn.command.relay) : this.options.fetch;
   }
 

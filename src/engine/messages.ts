@@ -11,6 +11,7 @@ import type {
   Normalised,
   RelayRoute,
   ResumeSession,
+  StdioRoute,
   ServerDescription,
   ServerTaskSupport,
   TaskResultSnapshot,
@@ -39,6 +40,8 @@ export type Command =
       resume?: ResumeSession;
       /** Reach the receiver through `npm start`'s relay (it does not allow the page's origin). */
       relay?: RelayRoute;
+      /** A stdio server `taskscope --stdio` runs: its bridge's token and this connection's name there. */
+      stdio?: StdioRoute;
       /** Keep what is observed in IndexedDB and restore it (devtools' "Preserve log"); on by default. */
       preserve?: boolean;
       /** The protocol generation: found out (auto, the default) or forced by the person. */

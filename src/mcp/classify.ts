@@ -5,6 +5,7 @@ import {
   HeadersRefusedByCors,
   NoSession,
   RelayRefusal,
+  StdioBridgeError,
   WrongResponseId,
 } from './errors';
 import { cutText } from './json';
@@ -303,6 +304,10 @@ export function classifyError(error: unknown, ctx: ErrorContext = {}): Classifie
         message: `The local relay: ${cutText(error.message, 300)}`,
         httpStatus: error.status,
       };
+    }
+    if (error instanceof StdioBridgeError) {
+      // Its own sentence says what happened to the process ("The stdio server exited with code 1: …").
+      return { kind: 'other', message: cutText(error.message, 600), httpStatus: error.status };
     }
     if (error instanceof HttpStatusError) {
       return classifyHttp(error.status, error.body, error.retryAfterMs, ctx);

@@ -66,6 +66,17 @@ export class RelayRefusal extends Error {
   }
 }
 
+/** Taskscope's stdio bridge answered instead of the stdio server: it exited, too many run, or it was refused. */
+export class StdioBridgeError extends Error {
+  override readonly name = 'StdioBridgeError';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * The receiver speaks 2026-07-28 (its answer to initialize says so), but the browser never let our
  * server/discover through: its CORS does not allow the new headers (Mcp-Method, Mcp-Name, MCP-Protocol-Version).

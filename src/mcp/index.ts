@@ -15,6 +15,7 @@ export * from './receiver-api';
 export * from './open-session';
 export * from './task-activity';
 export * from './relay-fetch';
+export * from './stdio-fetch';
 export * from './tasks-api';
 export * from './protocol-rules';
 export * from './guarded-fetch';

@@ -52,7 +52,8 @@ export function relayFetch(base: typeof fetch, route: RelayRoute): typeof fetch 
   };
 }
 
-async function relayErrorMessage(response: Response): Promise<string> {
+/** The sentence in a refusal by Taskscope's own server (the relay, the stdio bridge). */
+export async function relayErrorMessage(response: Response): Promise<string> {
   try {
     const body = (await response.json()) as { error?: { message?: unknown } };
     const message = body.error?.message;

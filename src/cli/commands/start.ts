@@ -1,24 +1,153 @@
 import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { allowedHostsFromEnv } from '../../devserver/guard.js';
 import { portFromEnv } from '../../devserver/http-server.js';
-import { startApp } from '../../devserver/start.js';
+import { startApp, type StartedApp } from '../../devserver/start.js';
+import { packageVersion } from '../../devserver/package-root.js';
+import { ConfigError, readServersConfig, type ConfiguredServers } from '../../devserver/stdio/config.js';
+import { commandLine } from '../../devserver/stdio/connection.js';
+import { USAGE, UsageError, parseStartArgs, type StartArgs } from '../start/args.js';
+import { openBrowser } from '../start/open-browser.js';
+import { extraHosts, nextFreePort } from '../start/network.js';
 
-/** `taskscope` with no subcommand: the page and the demo receivers on loopback, until Ctrl-C. */
+/** Exit codes: 0 stopped by Ctrl-C or done; 1 could not start (port in use, no build); 2 a mistake in the command. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/**
+ * `taskscope` with no subcommand: the page, the demo receivers, the relay and any stdio servers named, on
+ * loopback, until Ctrl-C. `npm start` runs the same (with --no-open).
+ */
 export async function run(argv: string[]): Promise<number> {
-  const dev = argv.includes('--dev');
-  const started = await startApp({
-    port: portFromEnv('PORT', 5173),
-    dev,
-    allowedHosts: allowedHostsFromEnv(),
-    // Lets parallel e2e runs each serve their own build (test/e2e/run.mjs).
-    ...(process.env.TASKSCOPE_DIST ? { staticDir: path.resolve(process.env.TASKSCOPE_DIST) } : {}),
-  });
+  let args: StartArgs;
+  let servers: ConfiguredServers = { stdio: [], http: [] };
+  try {
+    args = parseStartArgs(argv);
+    if (args.help) {
+      console.log(USAGE);
+      return EXIT.ok;
+    }
+    if (args.version) {
+      console.log(packageVersion());
+      return EXIT.ok;
+    }
+    if (args.config !== undefined) servers = await readConfig(args.config);
+    if (args.allowRemote && servers.stdio.length > 0)
+      throw new UsageError(
+        `--allow-remote refuses the stdio servers in ${args.config}: run them on loopback only`,
+      );
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof ConfigError)) throw error;
+    console.error(`taskscope: ${error.message}`);
+    if (error instanceof UsageError) console.error('Try taskscope --help.');
+    return EXIT.usage;
+  }
+
+  const stdio = [...(args.stdio ? [args.stdio] : []), ...servers.stdio];
+  const names = new Set<string>();
+  for (const { name } of stdio) {
+    if (names.has(name)) {
+      console.error(`taskscope: two stdio servers are named ${name}: name one with --stdio name=NAME`);
+      return EXIT.usage;
+    }
+    names.add(name);
+  }
+  const home = args.receiverUrl ?? (stdio[0] ? `/stdio/${stdio[0].name}/mcp` : servers.http[0]?.url);
+  let port: number;
+  try {
+    port = args.port ?? portFromEnv('PORT', 5173);
+  } catch (error) {
+    console.error(`taskscope: ${(error as Error).message}`);
+    return EXIT.usage;
+  }
+
+  let started: StartedApp;
+  try {
+    started = await startApp({
+      port,
+      host: args.host,
+      dev: args.dev,
+      allowedHosts: [...allowedHostsFromEnv(), ...(args.allowRemote ? extraHosts(args.host) : [])],
+      handOutToken: !args.allowRemote,
+      stdio: { receivers: stdio },
+      home,
+      // Lets parallel e2e runs each serve their own build (test/e2e/run.mjs).
+      ...(process.env.TASKSCOPE_DIST ? { staticDir: path.resolve(process.env.TASKSCOPE_DIST) } : {}),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      const free = await nextFreePort(port + 1, args.host);
+      console.error(
+        `taskscope: port ${port} is in use (another Taskscope, or another program).${free ? ` Port ${free} is free: taskscope --port ${free}` : ' Pick another with --port N.'}`,
+      );
+    } else if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+      console.error(
+        `taskscope: cannot listen on ${args.host}:${port} (${code}). Pick another --host or --port.`,
+      );
+    } else console.error(`taskscope: ${(error as Error).message}`);
+    return EXIT.failed;
+  }
+
+  const root = `${started.url}/`;
+  const pageUrl = home === undefined ? root : `${root}?server=${encodeURIComponent(home)}`;
+  console.log(`Taskscope ${packageVersion()}${args.dev ? ' (dev)' : ''} on ${root}`);
+  console.log(`  opens on      ${home ?? `${started.url}/demo/mcp (the demo receiver)`}`);
+  for (const receiver of stdio)
+    console.log(
+      `  stdio         ${started.url}/stdio/${receiver.name}/mcp  ← ${commandLine(receiver.command)}`,
+    );
+  for (const entry of servers.http) {
+    console.log(`  ${entry.name.padEnd(13)} ${root}?server=${encodeURIComponent(entry.url)}`);
+    if (Object.keys(entry.headers).length > 0)
+      console.log(
+        `                (its headers are not handed to the page: enter them in the page's key menu)`,
+      );
+  }
   console.log(
-    `Taskscope ${dev ? '(dev) ' : ''}on ${started.url}/  (demo receivers: ${started.url}/demo/mcp for 2025-11-25, ${started.url}/demo/mcp-2026 for 2026-07-28)`,
+    `  demo          ${started.url}/demo/mcp (2025-11-25), ${started.url}/demo/mcp-2026 (2026-07-28)`,
   );
+  if (args.allowRemote) {
+    console.log(`  reachable from other machines: the page asks once for this token`);
+    console.log(`  token         ${started.relayToken}`);
+  }
+  console.log('Ctrl-C stops it.');
+  if (args.open) openBrowser(pageUrl);
+
   return new Promise<number>((resolve) => {
-    const stop = () => void started.close().then(() => resolve(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    let stopping = false;
+    const stop = () => {
+      if (stopping) {
+        console.log('Still stopping: waiting for the stdio servers to exit…');
+        return;
+      }
+      stopping = true;
+      const running = started.stdio?.connections().filter((c) => c.alive).length ?? 0;
+      if (running > 0)
+        console.log(
+          `Stopping ${running} stdio server${running === 1 ? '' : 's'} (stdin, SIGTERM, then SIGKILL)…`,
+        );
+      const servers = started.stdio?.connections().filter((c) => c.alive) ?? [];
+      void started.close().then(() => {
+        for (const conn of servers)
+          console.log(
+            `  ${conn.receiver.name} (pid ${conn.child?.pid ?? '?'}) ${conn.child?.describeEnd() ?? 'stopped'}`,
+          );
+        resolve(EXIT.ok);
+      });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
+}
+
+async function readConfig(file: string): Promise<ConfiguredServers> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      `--config ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
+  }
+  return readServersConfig(text, file);
 }

@@ -27,6 +27,8 @@ export interface RelayOptions {
   ownPort: () => number | undefined;
   /** Host names served besides loopback ones (ALLOWED_HOSTS). */
   allowedHosts?: readonly string[];
+  /** Off (`--allow-remote`): /relay/token gives the token to nobody; the person types it into the page. */
+  handOutToken?: boolean;
   resolve?: Resolver;
   headersTimeoutMs?: number;
   answerLimitBytes?: number;
@@ -49,6 +51,7 @@ export function createRelay({
   token,
   ownPort,
   allowedHosts = [],
+  handOutToken = true,
   resolve,
   headersTimeoutMs = RELAY_HEADERS_TIMEOUT_MS,
   answerLimitBytes = RELAY_ANSWER_LIMIT,
@@ -60,6 +63,19 @@ export function createRelay({
   const giveToken = (req: Request, res: Response) => {
     if (req.method !== 'GET') {
       refuse(req, res, 405, `Method ${cut(req.method)} not allowed`, { allow: 'GET' });
+      return;
+    }
+    if (!handOutToken) {
+      // Others can reach this server: a request without Origin (curl on another machine) must not get it either.
+      refuse(
+        req,
+        res,
+        403,
+        'The token is not handed out here: enter the one Taskscope printed on its terminal',
+        {
+          'x-taskscope-token-entry': 'required',
+        },
+      );
       return;
     }
     // A custom header: a cross-origin page cannot send it without a CORS preflight, which nothing here answers.

@@ -72,7 +72,9 @@ export class OutageRecovery {
    * relay says it cannot reach it), polling is held and a ping with backoff finds out when it is back.
    */
   async checkReach(conn: Connection, session: ReceiverSession): Promise<void> {
-    if (conn.suspended || conn.checkingReach || conn.closed) return;
+    // A stdio server's bridge answers for it with what became of the process (exited, …): the failures say
+    // so, and waiting on a ping would not bring it back; its console's Restart does.
+    if (conn.suspended || conn.checkingReach || conn.closed || conn.command.stdio) return;
     conn.checkingReach = true;
     const answers = conn.command.relay ? false : await answersAt(conn.command.url);
     conn.checkingReach = false;
