@@ -7,7 +7,7 @@ import { useNow } from '../state/clock';
 import { tasksStore } from '../tasks/tasks-store';
 import { trafficEventsOf } from '../traffic/traffic-store';
 import { queryKeys } from '../tracker/queries';
-import { countVerdicts, evaluateReport, judgeTogether } from '../rules/evaluate';
+import { evaluateReport, withActiveCheck } from '../rules/evaluate';
 import type { ActiveCheckState, ReportCard } from '../rules/report-types';
 import { currentCheck, useReport } from './report-store';
 
@@ -61,9 +61,7 @@ export function buildReportCard(queryClient: QueryClient, check: ActiveCheckStat
     clockSamples,
     now: Date.now(),
   });
-  if (!check) return passive;
-  const rules = judgeTogether(passive.rules, check.findings);
-  return { ...passive, rules, counts: countVerdicts(rules), active: check };
+  return withActiveCheck(passive, check);
 }
 
 /** The card while it is open, judged again every second and whenever the check moves on. */

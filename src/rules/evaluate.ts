@@ -4,7 +4,7 @@
  */
 import { redactUrl } from '../mcp';
 import { buildContext, type Context, type Judgement, type ReportInput } from './evidence';
-import type { ReportCard, RuleId, RuleResult, Verdict } from './report-types';
+import type { ActiveCheckState, ReportCard, RuleId, RuleResult, Verdict } from './report-types';
 import { rulesFor, strengthFor } from './catalogue';
 import * as task from './task-rules';
 import * as capability from './capability-rules';
@@ -143,4 +143,11 @@ export function countVerdicts(rules: readonly RuleResult[]): Record<Verdict, num
   const counts: Record<Verdict, number> = { pass: 0, fail: 0, warn: 0, info: 0, unobserved: 0 };
   for (const r of rules) counts[r.verdict]++;
   return counts;
+}
+
+/** The card the page and `taskscope check` show: the passive card with the active check's findings judged in. */
+export function withActiveCheck(passive: ReportCard, check: ActiveCheckState | undefined): ReportCard {
+  if (!check) return passive;
+  const rules = judgeTogether(passive.rules, check.findings);
+  return { ...passive, rules, counts: countVerdicts(rules), active: check };
 }

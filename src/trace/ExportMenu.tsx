@@ -7,7 +7,7 @@ import { queryClient } from '../state/query-client';
 import { useConnection } from '../state/connection';
 import { useTasks } from '../tasks/tasks-store';
 import { useTraffic } from '../traffic/traffic-store';
-import { buildTrace, exportFileName } from './export-trace';
+import { buildTrace, exportFileName } from '../engine/trace/build-trace';
 import { pageTraceSources } from './export-sources';
 import { buildHar } from './har';
 

@@ -11,7 +11,7 @@ import { trafficEventsOf } from '../traffic/traffic-store';
 import { tasksStore } from '../tasks/tasks-store';
 import { queryKeys } from '../tracker/queries';
 import type { TrackedTask } from '../tracker/task-store';
-import type { TraceSources } from './export-trace';
+import type { TraceSources } from '../engine/trace/build-trace';
 
 /** The reply the engine would have recorded for what the page noted as sent (the inbox reads it back the same way). */
 function replyFor(sent: SentAnswer | undefined): Extract<InboxEvent, { kind: 'settled' }>['reply'] {

@@ -4,7 +4,7 @@ import { parseTrace } from '../engine/trace/schema';
 import { useInbox } from '../inbox/inbox-store';
 import { newTrackedTask } from '../tracker/task-store';
 import type { TrafficEvent } from '../mcp';
-import { buildTrace, exportFileName } from './export-trace';
+import { buildTrace, exportFileName } from '../engine/trace/build-trace';
 import { buildHar } from './har';
 import { inboxEvents } from './export-sources';
 

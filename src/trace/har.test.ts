@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TrafficEvent } from '../mcp';
 import { harValidator } from '../../test/helpers/har-validator';
-import { buildTrace, type TraceSources } from './export-trace';
+import { buildTrace, type TraceSources } from '../engine/trace/build-trace';
 import { buildHar } from './har';
 
 const URL_ = 'http://127.0.0.1:3001/mcp';

@@ -1,4 +1,4 @@
-import { buildTrace } from '../../src/trace/export-trace';
+import { buildTrace } from '../../src/engine/trace/build-trace';
 import type { Trace } from '../../src/engine/trace/trace-types';
 import type { Batch, Health, InboxEvent } from '../../src/engine/messages';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, TrafficEvent } from '../../src/mcp';

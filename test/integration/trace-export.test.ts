@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo } from '../../src/mcp';
 import type { Health } from '../../src/engine/messages';
 import { parseTraceText } from '../../src/engine/trace/schema';
-import { buildTrace, type TraceSources } from '../../src/trace/export-trace';
+import { buildTrace, type TraceSources } from '../../src/engine/trace/build-trace';
 import { buildHar } from '../../src/trace/har';
 import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';
 import { engineOverChannel } from '../helpers/engine-channel';

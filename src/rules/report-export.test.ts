@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReportCard } from '../rules/report-types';
+import type { ReportCard } from './report-types';
 import { markdownCell, reportMarkdown } from './report-markdown';
 import { reportFileName, reportJson } from './report-json';
 

@@ -1,6 +1,6 @@
 import type { Era } from '../mcp';
-import { RULE_BY_ID, strengthFor } from '../rules/catalogue';
-import type { Offence, ReportCard, RuleResult, Verdict } from '../rules/report-types';
+import { RULE_BY_ID, strengthFor } from './catalogue';
+import type { Offence, ReportCard, RuleResult, Verdict } from './report-types';
 
 /** A cell longer than this is cut: a table row must stay a row an issue tracker can show. */
 const MAX_CELL = 400;

@@ -1,4 +1,4 @@
-import type { ReportCard } from '../rules/report-types';
+import type { ReportCard } from './report-types';
 
 /** The card as JSON, exactly the ReportCard the page shows (for tools, diffing two runs, attaching to an issue). */
 export function reportJson(card: ReportCard): string {

@@ -1,6 +1,7 @@
 /**
- * Builds a trace (src/engine/trace/trace-types.ts) from what a page observed. Pure: the page's stores are read
- * by export-sources.ts, tests hand in what an engine sent, and both get the same file.
+ * Builds a trace (trace-types.ts) from what was observed. Pure: the page reads its stores for it
+ * (src/trace/export-sources.ts), `taskscope check --trace` and the tests hand in what an engine sent, and all
+ * get the same file.
  */
 import {
   REDACTED,
@@ -15,12 +16,12 @@ import {
   type TaskSnapshot,
   type ToolInfo,
   type TrafficEvent,
-} from '../mcp';
-import { formatFileStamp } from '../format/time';
-import type { InboxEvent } from '../engine/messages';
-import { redactTrafficEvent } from '../engine/history/redact';
-import { TRACE_FORMAT, TRACE_VERSION, type Trace, type TraceTask } from '../engine/trace/trace-types';
-import type { TrackedTask } from '../tracker/task-store';
+} from '../../mcp';
+import { formatFileStamp } from '../../format/time';
+import type { InboxEvent } from '../messages';
+import { redactTrafficEvent } from '../history/redact';
+import { TRACE_FORMAT, TRACE_VERSION, type Trace, type TraceTask } from './trace-types';
+import type { TrackedTask } from '../../tracker/task-store';
 
 export interface TraceSources {
   receiver: {
