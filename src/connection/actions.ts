@@ -13,7 +13,6 @@ import { headersFor, recordUse, relayChosen } from './saved-receivers';
 import { fetchRelayRoute } from './relay-route';
 import { eraChoice } from './era-choice';
 
-
 /** A URL only if it is http(s); one typed without a scheme gets one (see receiver-url.ts). */
 export function parseReceiverUrl(raw: string): URL | null {
   return normaliseReceiverUrl(raw, window.location.origin);

@@ -44,10 +44,9 @@ test('after a reload mid-task, a new task gets only its own progress, and the fi
   await expect(detail.getByTestId('task-progress')).toContainText('Done: beta-job');
   // The first task reports until its end, 8 s in: wait for its last report to have been sent to this page,
   // then check that none of its steps landed on the second task.
-  await expect(page.locator(`[data-testid="task-row"][data-task-id="${first}"]`)).toContainText(
-    'completed',
-    { timeout: 20_000 },
-  );
+  await expect(page.locator(`[data-testid="task-row"][data-task-id="${first}"]`)).toContainText('completed', {
+    timeout: 20_000,
+  });
   await expect(detail.getByTestId('task-progress')).toContainText('Done: beta-job');
   const observations = detail.getByTestId('observations');
   await expect(observations).toContainText('beta-job');
