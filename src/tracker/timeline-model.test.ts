@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildTimeline,
-  describeRowTime,
-  describeSources,
-  endedAt,
-  pollSteps,
-  rowTime,
-} from './timeline-model';
+import { buildTimeline, describeSources, pollSteps } from './timeline-model';
+import { describeRowTime, endedAt, rowTime } from './row-time';
 import { newTrackedTask, type ObservationEntry, type TrackedTask } from './task-store';
 
 const obs = (

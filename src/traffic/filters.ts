@@ -62,18 +62,21 @@ export function filterRows(
       ? row.taskId === task && (connectionId === undefined || row.first.connectionId === connectionId)
       : (row.taskId?.includes(task) ?? false);
   const search = filter.search.trim().toLowerCase();
-  // Progress names no task, only the token its creating call sent: it is that task's traffic too.
-  const tokens = new Set<string>();
+  // Progress names no task, only the token its creating call sent: it is that task's traffic too, and its row
+  // says which task (a copy of the row: the log's own rows are not changed).
+  const tokens = new Map<string, string>();
   if (task !== '')
     for (const row of rows)
-      if (row.method === 'tools/call' && taskMatches(row)) {
+      if (row.method === 'tools/call' && row.taskId !== undefined && taskMatches(row)) {
         const token = progressTokenOf(row.first.message);
-        if (token !== undefined) tokens.add(token);
+        if (token !== undefined) tokens.set(token, row.taskId);
       }
-  const taskOrToken = (row: TrafficRow) =>
-    taskMatches(row) ||
-    (row.method === 'notifications/progress' && tokens.has(progressTokenOf(row.first.message) ?? ''));
-  return rows.filter(
+  const progressTask = (row: TrafficRow) =>
+    row.method === 'notifications/progress'
+      ? tokens.get(progressTokenOf(row.first.message) ?? '')
+      : undefined;
+  const taskOrToken = (row: TrafficRow) => taskMatches(row) || progressTask(row) !== undefined;
+  const shown = rows.filter(
     (row) =>
       (filter.method === '' || row.method === filter.method) &&
       (task === '' || taskOrToken(row)) &&
@@ -82,6 +85,11 @@ export function filterRows(
         textOf(row.first).includes(search) ||
         (row.answer !== undefined && textOf(row.answer).includes(search))),
   );
+  if (tokens.size === 0) return shown;
+  return shown.map((row) => {
+    const taskId = row.taskId === undefined ? progressTask(row) : undefined;
+    return taskId === undefined ? row : { ...row, taskId };
+  });
 }
 
 /** How many method names the method filter offers at most: a receiver inventing names must not grow it for ever. */

@@ -197,6 +197,8 @@ describe('filters', () => {
       'notifications/progress',
       'notifications/progress',
     ]);
+    // Each progress row says whose it is.
+    expect(shown.map((r) => r.taskId)).toEqual(['task-a', 'task-a', 'task-a']);
     expect(
       shown.every(
         (r) => r.method !== 'notifications/progress' || JSON.stringify(r.first.message).includes('tok-a'),

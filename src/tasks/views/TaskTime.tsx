@@ -1,7 +1,7 @@
 import { useNow } from '../../state/clock';
 import { useTaskSnapshot } from '../hooks';
 import { useTasks } from '../tasks-store';
-import { describeRowTime, endedAt, rowTime, type RowTime } from '../../tracker/timeline-model';
+import { describeRowTime, endedAt, rowTime, type RowTime } from '../../tracker/row-time';
 import { localTaskTimes } from '../../tracker/ttl';
 import { formatClock } from '../../format/time';
 import type { TrackedTask } from '../../tracker/task-store';
