@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { expect, test, type Page } from '@playwright/test';
 import { startDemoReceiver } from '../helpers/receivers';
+import { storedHistory, storedInbox, storedPollCount } from '../helpers/history-page';
 import { cancelTask, pollCount as observationCount, runTool } from '../helpers/task-page';
 
 /**
@@ -15,50 +16,6 @@ const status = (page: Page) => page.getByTestId('connection-status');
  * it, however slow the machine, and the test ends it itself with Cancel.
  */
 const LIVE_FOR_THE_WHOLE_TEST = { durationMs: '600000', steps: '2', pollIntervalMs: '200' };
-
-/** Everything in the page's history database, as one string. */
-const storedHistory = (page: Page) =>
-  page.evaluate(
-    () =>
-      new Promise<string>((resolve, reject) => {
-        const open = indexedDB.open('taskscope-history');
-        open.onerror = () => reject(open.error);
-        open.onsuccess = () => {
-          const db = open.result;
-          const names = [...db.objectStoreNames];
-          const tx = db.transaction(names, 'readonly');
-          const all: unknown[] = [];
-          for (const name of names) {
-            const request = tx.objectStore(name).getAll();
-            request.onsuccess = () => all.push(request.result);
-          }
-          tx.oncomplete = () => {
-            db.close();
-            resolve(JSON.stringify(all));
-          };
-        };
-      }),
-  );
-
-/** The polls the page's history database holds for a task (what a reload restores). */
-const storedPollCount = (page: Page, taskId: string) =>
-  page.evaluate(
-    (taskId) =>
-      new Promise<number>((resolve, reject) => {
-        const open = indexedDB.open('taskscope-history');
-        open.onerror = () => reject(open.error);
-        open.onsuccess = () => {
-          const db = open.result;
-          const request = db.transaction('tasks', 'readonly').objectStore('tasks').getAll();
-          request.onsuccess = () => {
-            db.close();
-            const rows = request.result as Array<{ taskId: string; record: { pollCount: number } }>;
-            resolve(rows.find((row) => row.taskId === taskId)?.record.pollCount ?? 0);
-          };
-        };
-      }),
-    taskId,
-  );
 
 test.describe.configure({ timeout: 60_000 });
 
@@ -303,6 +260,7 @@ test('a task waiting for input asks again after a reload, and the answer complet
   await page.getByRole('button', { name: 'Run as task' }).click();
   const detail = page.getByTestId('task-detail');
   await expect(detail.getByTestId('elicitation-form')).toContainText('Still there after a reload?');
+  await expect.poll(() => storedInbox(page)).toContain('Still there after a reload?');
   await page.reload();
   await expect(page.getByTestId('session-note')).toContainText('Session resumed');
   const form = page.getByTestId('task-detail').getByTestId('elicitation-form');

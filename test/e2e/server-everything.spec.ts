@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { startEverything, type RunningReceiver } from '../helpers/receivers';
+import { storedInbox } from '../helpers/history-page';
 
 let everything: RunningReceiver;
 test.beforeAll(async () => {
@@ -82,6 +83,7 @@ test('a reload mid-task resumes the session on server-everything: the task stays
   await expect(question).toContainText('could have multiple interpretations', { timeout: 20_000 });
   const taskId = (await detail.getByTestId('task-id').textContent()) ?? '';
   const polls = Number(await detail.getByTestId('poll-count').textContent());
+  await expect.poll(() => storedInbox(page)).toContain('could have multiple interpretations');
   await page.reload();
   await expect(page.getByTestId('connection-status')).toHaveText('Connected');
   await expect(page.getByTestId('session-id')).toHaveText(sessionId);
