@@ -1,7 +1,8 @@
 import { classifyError } from './classify';
 import { HeadersRefusedByCors, HttpStatusError } from './errors';
 import { PROTOCOL_2026, UNSUPPORTED_VERSION_CODE } from './protocol-rules';
-import { McpSession, type ConnectOptions } from './session';
+import { McpSession } from './session';
+import type { ConnectOptions } from './session-types';
 import { RpcError, Session2026, asRpcError } from './session-2026';
 import type { ReceiverSession } from './session-types';
 import type { Era } from './types';

@@ -1,6 +1,6 @@
 import { TasksApi, type CreateTaskOptions } from './tasks-api';
 import { TasksApi2026 } from './tasks-api-2026';
-import type { Notification } from './session';
+import type { Notification } from './session-types';
 import type { TaskActivity } from './task-activity';
 import type { SessionHolder } from './session-holder';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo } from './types';

@@ -1,21 +1,12 @@
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { DeadlineExceeded, HttpStatusError } from './errors';
-import { guardedFetch, type FetchHooks, type InFlightRequests } from './guarded-fetch';
+import type { InFlightRequests } from './guarded-fetch';
 import { cutText, isObject, limitJson } from './json';
 import { META_2026, PROTOCOL_2026, TASKS_EXTENSION, requestDeadlineMs } from './protocol-rules';
-import {
-  CLIENT_INFO,
-  TappedTransport,
-  type ConnectOptions,
-  type Notification,
-  type NotificationListener,
-  type ServerDescription,
-  type ServerRequest,
-  type ServerRequestHandler,
-} from './session';
-import type { ReceiverSession, RequestOptions } from './session-types';
-import { TrafficTap } from './traffic';
+import { CLIENT_INFO } from './session';
+import { SessionBase, describeServer, openTransport, type TappedTransport } from './session-base';
+import type { ConnectOptions, ReceiverSession, RequestOptions, ServerDescription } from './session-types';
+import type { TrafficTap } from './traffic';
 
 /**
  * What Taskscope declares on every 2026-07-28 request (there is no initialize to declare it once): the tasks
@@ -90,16 +81,11 @@ interface Pending {
  * stream) go to the listeners. The SDK 1.32 transport carries the bytes (JSON and SSE parsing, the custom
  * fetch with Taskscope's deadlines, tap and relay), never its Client, whose connect() would initialize.
  */
-export class Session2026 implements ReceiverSession {
+export class Session2026 extends SessionBase implements ReceiverSession {
   readonly era = '2026-07-28' as const;
   readonly sessionId = undefined;
   readonly resumed = false;
-  onSessionLost?: () => void;
-  onNotificationStream?: (open: boolean) => void;
-  onOutcome?: (ok: boolean, error?: unknown) => void;
-  private readonly listeners = new Set<NotificationListener>();
   private readonly pending = new Map<string, Pending>();
-  private handler: ServerRequestHandler | undefined;
   private server: ServerDescription = { name: '(unnamed receiver)', version: '?', capabilities: {} };
   private seq = 0;
   private closed = false;
@@ -110,22 +96,16 @@ export class Session2026 implements ReceiverSession {
     readonly url: string,
     readonly tap: TrafficTap,
   ) {
+    super();
     transport.onmessage = (message) => this.receive(message);
   }
 
   /** Opens the connection with server/discover; fails (and says why) when the receiver does not speak 2026-07-28. */
   static async connect(options: ConnectOptions): Promise<Session2026> {
-    const tap = options.tap ?? new TrafficTap();
-    const base = options.fetch ?? globalThis.fetch.bind(globalThis);
-    const hooks: FetchHooks = {};
-    const inFlight: InFlightRequests = new Map();
-    const inner = new StreamableHTTPClientTransport(new URL(options.url), {
-      // Routing headers outside the guarded fetch, so the tap's HTTP facts (curl, HAR) show them as sent.
-      fetch: withRoutingHeaders(guardedFetch(base, tap, hooks, inFlight)),
-      requestInit: options.headers ? { headers: options.headers } : undefined,
-    });
-    inner.setProtocolVersion(PROTOCOL_2026);
-    const session = new Session2026(new TappedTransport(inner, tap, inFlight), inFlight, options.url, tap);
+    // Routing headers outside the guarded fetch, so the tap's HTTP facts (curl, HAR) show them as sent.
+    const { tap, hooks, inFlight, transport } = openTransport(options, { wrapFetch: withRoutingHeaders });
+    transport.setProtocolVersion(PROTOCOL_2026);
+    const session = new Session2026(transport, inFlight, options.url, tap);
     hooks.outcome = (ok, error) => session.onOutcome?.(ok, error);
     hooks.answerEnded = (ids) => session.answerEnded(ids);
     await session.transport.start();
@@ -207,21 +187,6 @@ export class Session2026 implements ReceiverSession {
     });
   }
 
-  onNotification(listener: NotificationListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  setServerRequestHandler(handler: ServerRequestHandler | undefined): void {
-    this.handler = handler;
-  }
-
-  askPerson(request: ServerRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
-    if (!this.handler)
-      return Promise.reject(new Error(`Taskscope has nobody to answer ${request.method} yet`));
-    return this.handler(request, signal);
-  }
-
   respond(): Promise<void> {
     // 2026-07-28 receivers send no requests of their own: input is answered with tasks/update.
     return Promise.reject(new Error('2026-07-28 receivers are answered through tasks/update'));
@@ -266,17 +231,10 @@ export class Session2026 implements ReceiverSession {
     if (m.method !== undefined) {
       // 2026-07-28 receivers send notifications only (progress, logs, task pushes): no requests to answer.
       if (m.id !== undefined) return;
-      const event: Notification = {
+      this.dispatch({
         method: m.method,
         params: isObject(m.params) ? (m.params as Record<string, unknown>) : undefined,
-      };
-      for (const listener of this.listeners) {
-        try {
-          listener(event);
-        } catch {
-          // One broken listener must not starve the others.
-        }
-      }
+      });
       return;
     }
     const pending = m.id === undefined ? undefined : this.pending.get(String(m.id));
@@ -319,17 +277,9 @@ function describeDiscovery(raw: unknown): ServerDescription {
     : isObject(result.serverInfo)
       ? result.serverInfo
       : {};
-  const text = (value: unknown, max: number) => (typeof value === 'string' ? cutText(value, max) : undefined);
-  const server = info as Record<string, unknown>;
-  return {
-    name: text(server.name, 200) ?? '(unnamed receiver)',
-    title: text(server.title, 200),
-    version: text(server.version, 100) ?? '?',
+  return describeServer(info as Record<string, unknown>, {
     protocolVersion: PROTOCOL_2026,
-    instructions: text(result.instructions, 20_000),
-    capabilities: limitJson(isObject(result.capabilities) ? result.capabilities : {}, {
-      maxDepth: 16,
-      maxNodes: 2000,
-    }).value as Record<string, unknown>,
-  };
+    instructions: result.instructions,
+    capabilities: result.capabilities,
+  });
 }

@@ -1,5 +1,5 @@
 import { NoSession } from './errors';
-import type { NotificationListener, ServerDescription, ServerRequest } from './session';
+import type { NotificationListener, ServerDescription, ServerRequest } from './session-types';
 import type { ReceiverSession } from './session-types';
 import type { Era } from './types';
 

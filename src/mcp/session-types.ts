@@ -1,4 +1,4 @@
-import type { NotificationListener, ServerDescription, ServerRequest, ServerRequestHandler } from './session';
+import type { TrafficTap } from './traffic';
 import type { Era } from './types';
 
 export interface RequestOptions {
@@ -38,4 +38,54 @@ export interface ReceiverSession {
   close(): Promise<void>;
   /** Closes the streams and leaves the receiver's session as it is. */
   abandon(): Promise<void>;
+}
+
+export interface ServerRequest {
+  id: string | number;
+  method: string;
+  params: Record<string, unknown>;
+  /** The task it belongs to, from the related-task _meta, when it has one. */
+  relatedTaskId?: string;
+}
+export type ServerRequestHandler = (
+  request: ServerRequest,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown>>;
+
+export interface Notification {
+  method: string;
+  params?: Record<string, unknown>;
+}
+export type NotificationListener = (notification: Notification) => void;
+
+export interface ConnectOptions {
+  url: string;
+  /** Sent on every request (e.g. Authorization). */
+  headers?: Record<string, string>;
+  /** Defaults to the global fetch; tests and Node pass their own. */
+  fetch?: typeof fetch;
+  tap?: TrafficTap;
+  /** Per-request timeout in ms; tasks/result may block for long on 2025-11-25 receivers, so it can be longer. */
+  requestTimeoutMs?: number;
+  /**
+   * Take up a session this tab opened before (kept across a reload) instead of initializing: the receiver is
+   * asked a ping under it, and if it no longer knows the session the connect fails with a session-lost error.
+   */
+  resume?: ResumeSession;
+}
+
+export interface ResumeSession {
+  sessionId: string;
+  protocolVersion?: string;
+  /** What initialize said back then: a resumed session is not told again. */
+  server: ServerDescription;
+}
+
+export interface ServerDescription {
+  name: string;
+  title?: string;
+  version: string;
+  protocolVersion?: string;
+  instructions?: string;
+  capabilities: Record<string, unknown>;
 }

@@ -1,17 +1,21 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { TrafficTap } from './traffic';
+import type { TrafficTap } from './traffic';
 import { relatedTaskId, requestDeadlineMs } from './protocol-rules';
-import { guardedFetch, type FetchHooks, type InFlightRequests } from './guarded-fetch';
-import { cutText, limitJson } from './json';
-import type { ReceiverSession, RequestOptions } from './session-types';
+import { limitJson } from './json';
+import { SessionBase, describeServer, openTransport, type TappedTransport } from './session-base';
+import type {
+  ConnectOptions,
+  ReceiverSession,
+  RequestOptions,
+  ResumeSession,
+  ServerDescription,
+} from './session-types';
 
 export const CLIENT_INFO = { name: 'taskscope', title: 'Taskscope', version: '0.1.0' };
 
@@ -24,56 +28,6 @@ export const CLIENT_CAPABILITIES = {
   elicitation: { form: {} },
   sampling: {},
 };
-
-export interface ServerRequest {
-  id: string | number;
-  method: string;
-  params: Record<string, unknown>;
-  /** The task it belongs to, from the related-task _meta, when it has one. */
-  relatedTaskId?: string;
-}
-export type ServerRequestHandler = (
-  request: ServerRequest,
-  signal: AbortSignal,
-) => Promise<Record<string, unknown>>;
-
-export interface Notification {
-  method: string;
-  params?: Record<string, unknown>;
-}
-export type NotificationListener = (notification: Notification) => void;
-
-export interface ConnectOptions {
-  url: string;
-  /** Sent on every request (e.g. Authorization). */
-  headers?: Record<string, string>;
-  /** Defaults to the global fetch; tests and Node pass their own. */
-  fetch?: typeof fetch;
-  tap?: TrafficTap;
-  /** Per-request timeout in ms; tasks/result may block for long on 2025-11-25 receivers, so it can be longer. */
-  requestTimeoutMs?: number;
-  /**
-   * Take up a session this tab opened before (kept across a reload) instead of initializing: the receiver is
-   * asked a ping under it, and if it no longer knows the session the connect fails with a session-lost error.
-   */
-  resume?: ResumeSession;
-}
-
-export interface ResumeSession {
-  sessionId: string;
-  protocolVersion?: string;
-  /** What initialize said back then: a resumed session is not told again. */
-  server: ServerDescription;
-}
-
-export interface ServerDescription {
-  name: string;
-  title?: string;
-  version: string;
-  protocolVersion?: string;
-  instructions?: string;
-  capabilities: Record<string, unknown>;
-}
 
 const AnyResult = z.unknown();
 
@@ -91,68 +45,17 @@ function sdkTimeout(method: string): number | undefined {
   return deadline === undefined ? undefined : deadline + 1000;
 }
 
-/** Puts the tap between the SDK client and its transport, so it sees exactly what goes over the wire. */
-export class TappedTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  /** Takes a message before the SDK client sees it; true when it was taken. */
-  divert?: (message: JSONRPCMessage) => boolean;
-
-  constructor(
-    readonly inner: StreamableHTTPClientTransport,
-    private readonly tap: TrafficTap,
-    private readonly inFlight: InFlightRequests,
-  ) {
-    inner.onclose = () => this.onclose?.();
-    inner.onerror = (error) => this.onerror?.(error);
-    inner.onmessage = (message: JSONRPCMessage) => {
-      this.tap.record('in', message);
-      if (this.divert?.(message)) return;
-      this.onmessage?.(message);
-    };
-  }
-  get sessionId() {
-    return this.inner.sessionId;
-  }
-  setProtocolVersion(version: string) {
-    this.inner.setProtocolVersion(version);
-  }
-  start() {
-    return this.inner.start();
-  }
-  send(message: JSONRPCMessage, options?: TransportSendOptions) {
-    this.tap.record('out', message);
-    // The SDK gave up on a request (its timeout, or the caller's abort): end its fetch as well.
-    const cancelled = message as { method?: string; params?: { requestId?: string | number } };
-    if (cancelled.method === 'notifications/cancelled' && cancelled.params?.requestId !== undefined)
-      this.inFlight.get(cancelled.params.requestId)?.abort(new DOMException('cancelled', 'AbortError'));
-    return this.inner.send(message, options);
-  }
-  close() {
-    return this.inner.close();
-  }
-}
-
 /**
  * One Streamable HTTP connection to a receiver, on the official SDK client. Results come back raw (unknown):
  * judging their shape is the normalisers' job, so a malformed answer becomes a warning, not a thrown schema error.
  */
-export class McpSession implements ReceiverSession {
+export class McpSession extends SessionBase implements ReceiverSession {
   readonly era = '2025-11-25' as const;
   readonly tap: TrafficTap;
-  private readonly notificationListeners = new Set<NotificationListener>();
-  private serverRequestHandler: ServerRequestHandler | undefined;
   private closed = false;
   /** Set when the session was taken up again rather than initialized. */
   private resumedServer: ServerDescription | undefined;
   onClose?: () => void;
-  /** The receiver answered 404 (or 400 naming the session) to our session id: it no longer knows us. */
-  onSessionLost?: () => void;
-  /** The GET stream was opened (true) or refused (false): it holds one of the browser's connections. */
-  onNotificationStream?: (open: boolean) => void;
-  /** Each POST answered (true) or failed (false: network, deadline, 5xx), for the connection's health. */
-  onOutcome?: (ok: boolean, error?: unknown) => void;
 
   private constructor(
     private readonly client: Client,
@@ -161,20 +64,12 @@ export class McpSession implements ReceiverSession {
     readonly url: string,
     private readonly requestTimeoutMs: number,
   ) {
+    super();
     this.tap = tap;
   }
 
   static async connect(options: ConnectOptions): Promise<McpSession> {
-    const tap = options.tap ?? new TrafficTap();
-    const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-    const hooks: FetchHooks = {};
-    const inFlight: InFlightRequests = new Map();
-    const inner = new StreamableHTTPClientTransport(new URL(options.url), {
-      fetch: guardedFetch(baseFetch, tap, hooks, inFlight),
-      requestInit: options.headers ? { headers: options.headers } : undefined,
-      sessionId: options.resume?.sessionId,
-    });
-    const transport = new TappedTransport(inner, tap, inFlight);
+    const { tap, hooks, transport } = openTransport(options, { sessionId: options.resume?.sessionId });
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
     const session = new McpSession(client, transport, tap, options.url, options.requestTimeoutMs ?? 60_000);
     hooks.sessionLost = () => session.onSessionLost?.();
@@ -206,16 +101,6 @@ export class McpSession implements ReceiverSession {
     return this.resumedServer !== undefined;
   }
 
-  private dispatch(event: Notification): void {
-    for (const listener of this.notificationListeners) {
-      try {
-        listener(event);
-      } catch {
-        // One broken listener must not starve the others.
-      }
-    }
-  }
-
   private install(): void {
     this.client.fallbackNotificationHandler = async (notification) =>
       this.dispatch({
@@ -235,9 +120,7 @@ export class McpSession implements ReceiverSession {
       extra: { requestId: string | number; signal: AbortSignal },
     ) => {
       const params = (request.params ?? {}) as Record<string, unknown>;
-      const handler = this.serverRequestHandler;
-      if (!handler) throw new Error(`Taskscope has nobody to answer ${request.method} yet`);
-      return handler(
+      return this.askPerson(
         {
           id: extra.requestId,
           method: request.method,
@@ -270,19 +153,11 @@ export class McpSession implements ReceiverSession {
 
   describeServer(): ServerDescription {
     if (this.resumedServer) return this.resumedServer;
-    const version = this.client.getServerVersion();
-    const text = (value: unknown, max: number) =>
-      typeof value === 'string' ? cutText(value, max) : undefined;
-    // What the receiver says of itself is untrusted too: cut to sizes a header and a card can show.
-    return {
-      name: text(version?.name, 200) ?? '(unnamed receiver)',
-      title: text(version?.title, 200),
-      version: text(version?.version, 100) ?? '?',
+    return describeServer(this.client.getServerVersion() ?? {}, {
       protocolVersion: this.transport.inner.protocolVersion,
-      instructions: text(this.client.getInstructions(), 20_000),
-      capabilities: limitJson(this.client.getServerCapabilities() ?? {}, { maxDepth: 16, maxNodes: 2000 })
-        .value as Record<string, unknown>,
-    };
+      instructions: this.client.getInstructions(),
+      capabilities: this.client.getServerCapabilities(),
+    });
   }
 
   /** Sends one request and returns its raw result. Errors are thrown as they come; classify them with classifyError. */
@@ -306,22 +181,6 @@ export class McpSession implements ReceiverSession {
     reply: { result: Record<string, unknown> } | { error: { code: number; message: string } },
   ): Promise<void> {
     await this.transport.send({ jsonrpc: '2.0', id, ...reply } as JSONRPCMessage);
-  }
-
-  onNotification(listener: NotificationListener): () => void {
-    this.notificationListeners.add(listener);
-    return () => this.notificationListeners.delete(listener);
-  }
-
-  /** Who answers the receiver's own requests (elicitation, sampling); one at a time. */
-  setServerRequestHandler(handler: ServerRequestHandler | undefined): void {
-    this.serverRequestHandler = handler;
-  }
-
-  askPerson(request: ServerRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const handler = this.serverRequestHandler;
-    if (!handler) return Promise.reject(new Error(`Taskscope has nobody to answer ${request.method} yet`));
-    return handler(request, signal);
   }
 
   /** Closes the streams without ending the session on the receiver: it is lost already, or another tab's. */

@@ -1,7 +1,8 @@
 import { BoundedLists } from './bounded-lists';
 import { cutText, isObject } from './json';
 import { RELATED_TASK_META } from './protocol-rules';
-import { isTaskProgressToken, type Notification } from './session';
+import { isTaskProgressToken } from './session';
+import type { Notification } from './session-types';
 
 /** What a receiver says about a task besides its status: progress on its token, or a log line naming it. */
 export type TaskActivity =

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TasksApi2026 } from './tasks-api-2026';
 import type { SessionLike } from './session-holder';
-import type { Notification, NotificationListener, ServerRequest } from './session';
+import type { Notification, NotificationListener, ServerRequest } from './session-types';
 import { RpcError } from './session-2026';
 
 /** A 2026-07-28 receiver scripted in memory: what tasks/get answers, and every request it got. */

@@ -5,7 +5,7 @@ import { normaliseResult } from './normalise-result';
 import { normaliseTool, serverTaskSupport2026, whyNotTask } from './capabilities';
 import { eachPage } from './tasks-api';
 import { TaskListen } from './task-listen-2026';
-import type { Notification } from './session';
+import type { Notification } from './session-types';
 import type { SessionLike } from './session-holder';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, Warning } from './types';
 import { USER_REJECTED_CODE } from './protocol-rules';
