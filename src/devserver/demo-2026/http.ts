@@ -1,11 +1,9 @@
 /** Express around server 2.4's fetch-shaped handler: CORS for the new headers, the adapter, JSON-RPC errors. */
-import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
-import { REQUEST_BODY_LIMIT } from '../demo/receiver.js';
-import { jsonRpcError } from './wire.js';
+import { sendJsonRpcError } from '../json-rpc-http.js';
 
 const BASE_REQUEST_HEADERS = [
   'content-type',
@@ -40,10 +38,6 @@ export function setCorsHeaders(req: Request, res: Response, origin: string): voi
     allowedRequestHeaders(req.header('access-control-request-headers')),
   );
   res.setHeader('Access-Control-Expose-Headers', 'mcp-protocol-version, retry-after');
-}
-
-export function sendJsonRpcError(res: Response, status: number, code: number, message: string): void {
-  res.status(status).json(jsonRpcError(null, { code, message }));
 }
 
 // Node's fetch Request refuses or mangles these; they describe this hop, not the MCP request.
@@ -95,22 +89,3 @@ export async function serveThroughFetch(handler: McpHttpHandler, req: Request, r
     .on('error', () => res.destroy())
     .pipe(res);
 }
-
-/** Body-parser and handler errors as JSON-RPC: never Express's HTML page, a stack or a path. */
-export const jsonRpcErrors: ErrorRequestHandler = (err: unknown, _req, res, _next) => {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const { type, status } = (err ?? {}) as { type?: unknown; status?: unknown };
-  if (type === 'entity.parse.failed') {
-    sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
-  } else if (type === 'entity.too.large') {
-    sendJsonRpcError(res, 413, -32600, `Request body too large (limit ${REQUEST_BODY_LIMIT} bytes)`);
-  } else if (typeof status === 'number' && status >= 400 && status < 500) {
-    sendJsonRpcError(res, status, -32600, `Invalid Request: ${STATUS_CODES[status] ?? 'bad body'}`);
-  } else {
-    console.error(err);
-    sendJsonRpcError(res, 500, -32603, 'Internal error');
-  }
-};

@@ -1,8 +1,8 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import { REQUEST_BODY_LIMIT } from '../demo/receiver.js';
+import { REQUEST_BODY_LIMIT, jsonRpcErrors, sendJsonRpcError } from '../json-rpc-http.js';
 import { receiverGuard } from '../guard.js';
-import { jsonRpcErrors, sendJsonRpcError, serveThroughFetch, setCorsHeaders } from './http.js';
+import { serveThroughFetch, setCorsHeaders } from './http.js';
 import { createTaskListen } from './listen.js';
 import { demoServerFactory2026 } from './server.js';
 import { DemoTaskStore2026 } from './task-store.js';

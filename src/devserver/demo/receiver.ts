@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
-import express, {
-  type ErrorRequestHandler,
-  type Request,
-  type Response,
-  type NextFunction,
-  type Router,
-} from 'express';
+import express, { type Request, type Response, type NextFunction, type Router } from 'express';
+import { REQUEST_BODY_LIMIT, jsonRpcErrors, sendJsonRpcError } from '../json-rpc-http.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { InMemoryTaskMessageQueue } from '@modelcontextprotocol/sdk/experimental/tasks';
@@ -56,37 +50,10 @@ export interface DemoReceiver {
   close: () => Promise<void>;
 }
 
-/** Requests are small (tool arguments are capped at 10,000 characters); only results grow past 1 MB. */
-export const REQUEST_BODY_LIMIT = 1024 * 1024;
-
-function jsonRpcError(res: Response, status: number, code: number, message: string): void {
-  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
-}
-
 function isJsonRpcMessage(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.length > 0 && messages.every((m) => JSONRPCMessageSchema.safeParse(m).success);
 }
-
-/** Body-parser and handler errors as JSON-RPC: never Express's HTML page, a stack or a path. */
-const jsonRpcErrors: ErrorRequestHandler = (err: unknown, _req, res, _next) => {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const { type, status } = (err ?? {}) as { type?: unknown; status?: unknown };
-  if (type === 'entity.parse.failed') {
-    jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
-  } else if (type === 'entity.too.large') {
-    jsonRpcError(res, 413, -32600, `Request body too large (limit ${REQUEST_BODY_LIMIT} bytes)`);
-  } else if (typeof status === 'number' && status >= 400 && status < 500) {
-    // Other body-parser refusals: unsupported charset, bad gzip, aborted upload; the reason is not echoed.
-    jsonRpcError(res, status, -32600, `Invalid Request: ${STATUS_CODES[status] ?? 'bad body'}`);
-  } else {
-    console.error(err);
-    jsonRpcError(res, 500, -32603, 'Internal error');
-  }
-};
 
 function createSessionServer(): { server: McpServer; store: DemoTaskStore } {
   const store = new DemoTaskStore();
@@ -140,7 +107,7 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
       allowedHosts,
       allowedOrigins: allowed,
       cors: options.cors,
-      sendError: jsonRpcError,
+      sendError: sendJsonRpcError,
       setCors: (_req, res, origin) => {
         res.setHeader('Access-Control-Allow-Origin', origin);
         res.setHeader('Vary', 'Origin');
@@ -165,7 +132,7 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
   const requireJson = (req: Request, res: Response, next: NextFunction) => {
     // Without this, a text/plain body would reach the handler unparsed and fail with a misleading message.
     if (req.is('application/json') === false) {
-      jsonRpcError(res, 415, -32600, 'Invalid Request: Content-Type must be application/json');
+      sendJsonRpcError(res, 415, -32600, 'Invalid Request: Content-Type must be application/json');
       return;
     }
     next();
@@ -178,7 +145,7 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
     if (sessionId) {
       const session = sessions.get(sessionId);
       if (!session) {
-        jsonRpcError(res, 404, -32001, 'Session not found: initialize again');
+        sendJsonRpcError(res, 404, -32001, 'Session not found: initialize again');
         return;
       }
       session.lastSeen = Date.now();
@@ -186,11 +153,11 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
       return;
     }
     if (!isJsonRpcMessage(req.body)) {
-      jsonRpcError(res, 400, -32600, 'Invalid Request: the body is not a JSON-RPC message');
+      sendJsonRpcError(res, 400, -32600, 'Invalid Request: the body is not a JSON-RPC message');
       return;
     }
     if (!isInitializeRequest(req.body)) {
-      jsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id and not an initialize request');
+      sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id and not an initialize request');
       return;
     }
     await evictIfFull();
@@ -211,7 +178,7 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
   const withSession = async (req: Request, res: Response) => {
     const session = sessions.get(req.header('mcp-session-id') ?? '');
     if (!session) {
-      jsonRpcError(res, 404, -32001, 'Session not found: initialize again');
+      sendJsonRpcError(res, 404, -32001, 'Session not found: initialize again');
       return;
     }
     session.lastSeen = Date.now();
@@ -221,11 +188,11 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
   router.delete('/', withSession);
   router.use((req: Request, res: Response) => {
     if (req.path !== '/') {
-      jsonRpcError(res, 404, -32600, 'Not found: the MCP endpoint has no sub-paths');
+      sendJsonRpcError(res, 404, -32600, 'Not found: the MCP endpoint has no sub-paths');
       return;
     }
     res.setHeader('Allow', 'GET, POST, DELETE, OPTIONS');
-    jsonRpcError(res, 405, -32600, `Method ${req.method} not allowed`);
+    sendJsonRpcError(res, 405, -32600, `Method ${req.method} not allowed`);
   });
   router.use(jsonRpcErrors);
 

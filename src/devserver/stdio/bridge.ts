@@ -11,6 +11,7 @@ import { isFromOwnPage, readBody, tokenChecker } from '../relay/request.js';
 import { refuse } from '../relay/refuse.js';
 import { RELAY_REQUEST_LIMIT } from '../relay/route.js';
 import { SAFE_ANSWER_HEADERS } from '../relay/headers.js';
+import { sendJsonRpcError } from '../json-rpc-http.js';
 import { RELAY_HEADERS } from '../../mcp/relay-fetch.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { formatMs } from '../../format/time.js';
@@ -49,22 +50,6 @@ export const MAX_CHILDREN = 4;
 export const IDLE_MS = 10 * 60_000;
 /** Ended connections kept so their console can still be read. */
 const ENDED_KEPT = 20;
-
-function jsonRpcError(
-  res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-  id: unknown = null,
-) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
-  res.writeHead(status, {
-    ...SAFE_ANSWER_HEADERS,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-  });
-  res.end(body);
-}
 
 function parseMessage(
   body: Buffer,
@@ -185,7 +170,14 @@ export function createStdioBridge(options: StdioBridgeOptions): StdioBridge {
   const sessionMatches = (req: Request, res: Response, conn: BridgeConnection): boolean => {
     const sent = req.headers['mcp-session-id'];
     if (sent === undefined || sent === conn.sessionId) return true;
-    jsonRpcError(res, 404, -32001, 'Session not found: the stdio server it belonged to has ended');
+    sendJsonRpcError(
+      res,
+      404,
+      -32001,
+      'Session not found: the stdio server it belonged to has ended',
+      null,
+      SAFE_ANSWER_HEADERS,
+    );
     return false;
   };
 
@@ -202,7 +194,14 @@ export function createStdioBridge(options: StdioBridgeOptions): StdioBridge {
     }
     if (req.method === 'GET') {
       if (!/\btext\/event-stream\b/.test(req.headers.accept ?? '')) {
-        jsonRpcError(res, 406, -32000, 'Not Acceptable: the GET stream is text/event-stream');
+        sendJsonRpcError(
+          res,
+          406,
+          -32000,
+          'Not Acceptable: the GET stream is text/event-stream',
+          null,
+          SAFE_ANSWER_HEADERS,
+        );
         return;
       }
       const conn = connectionFor(req, res, receiver, id);
@@ -212,7 +211,14 @@ export function createStdioBridge(options: StdioBridgeOptions): StdioBridge {
     }
     const type = (req.headers['content-type'] ?? '').replace(/;.*$/s, '').trim().toLowerCase();
     if (type !== 'application/json') {
-      jsonRpcError(res, 415, -32600, 'Unsupported Media Type: send application/json');
+      sendJsonRpcError(
+        res,
+        415,
+        -32600,
+        'Unsupported Media Type: send application/json',
+        null,
+        SAFE_ANSWER_HEADERS,
+      );
       return;
     }
     const body = await readBody(req, RELAY_REQUEST_LIMIT).catch(() => undefined);
@@ -223,7 +229,7 @@ export function createStdioBridge(options: StdioBridgeOptions): StdioBridge {
     }
     const parsed = parseMessage(body);
     if (!parsed.ok) {
-      jsonRpcError(res, 400, parsed.code, parsed.why);
+      sendJsonRpcError(res, 400, parsed.code, parsed.why, null, SAFE_ANSWER_HEADERS);
       return;
     }
     const message = parsed.message;
@@ -237,7 +243,14 @@ export function createStdioBridge(options: StdioBridgeOptions): StdioBridge {
       return;
     }
     if (!conn.canTake(message.id as string | number)) {
-      jsonRpcError(res, 409, -32600, 'A request with this id is still waiting for its answer', message.id);
+      sendJsonRpcError(
+        res,
+        409,
+        -32600,
+        'A request with this id is still waiting for its answer',
+        message.id,
+        SAFE_ANSWER_HEADERS,
+      );
       return;
     }
     const session = message.method === 'initialize' ? conn.newSession() : conn.sessionId;
