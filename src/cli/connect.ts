@@ -38,7 +38,8 @@ export async function connectWithin(
   if (reply.ok) return { ok: true, server: reply.server, support: reply.support };
   if (reply.stale) return { ok: false, reason: 'the connection was replaced' };
   // Refused for good (not MCP, auth, a web page): the engine tries no more.
-  if (client.health?.status === 'error') return { ok: false, reason: reply.error.message, error: reply.error };
+  if (client.health?.status === 'error')
+    return { ok: false, reason: reply.error.message, error: reply.error };
   // Unreachable for now: the engine tries again on its backoff; its next health says how that went.
   return new Promise((resolve) => {
     const finish = (result: Connected | NotConnected) => {

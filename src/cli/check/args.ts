@@ -97,7 +97,7 @@ export function receiverUrl(positionals: readonly string[]): string {
         ? 'the receiver URL is missing, e.g. http://127.0.0.1:3001/mcp'
         : `one receiver URL (got ${positionals.length})`,
     );
-  const text = positionals[0]!;
+  const text = positionals[0] ?? '';
   let url: URL;
   try {
     url = new URL(text);

@@ -36,9 +36,11 @@ export function parseBaseline(text: string, file: string): Baseline {
   } catch (error) {
     throw new UsageError(`--baseline ${file}: not JSON (${(error as Error).message})`);
   }
-  const list =
-    Array.isArray(value) ? value
-    : typeof value === 'object' && value !== null && Array.isArray((value as Record<string, unknown>).expectedFailures)
+  const list = Array.isArray(value)
+    ? value
+    : typeof value === 'object' &&
+        value !== null &&
+        Array.isArray((value as Record<string, unknown>).expectedFailures)
       ? ((value as Record<string, unknown>).expectedFailures as unknown[])
       : undefined;
   if (!list) throw new UsageError(`--baseline ${file}: expected {"expectedFailures": ["rule-id", …]}`);
@@ -74,7 +76,9 @@ export function judgeRun(
   });
   const failed = rules.filter((r) => (r.failing && r.baseline !== 'expected') || r.baseline === 'stale');
   if (failed.length > 0) {
-    const names = failed.map((r) => (r.baseline === 'stale' ? `${r.rule.id} (stale baseline entry)` : r.rule.id));
+    const names = failed.map((r) =>
+      r.baseline === 'stale' ? `${r.rule.id} (stale baseline entry)` : r.rule.id,
+    );
     return { outcome: 'fail', exitCode: EXIT.fail, reason: `failed: ${names.join(', ')}`, rules };
   }
   if (options.incomplete !== undefined)

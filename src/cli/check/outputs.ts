@@ -88,7 +88,10 @@ export function xmlText(text: string): string {
  */
 export function junitXml(card: ReportCard, run: CheckRun): string {
   const era = eraOf(card);
-  const seconds = (((card.active?.endedAt ?? card.generatedAt) - (card.active?.startedAt ?? card.generatedAt)) / 1000).toFixed(3);
+  const seconds = (
+    ((card.active?.endedAt ?? card.generatedAt) - (card.active?.startedAt ?? card.generatedAt)) /
+    1000
+  ).toFixed(3);
   const cases: string[] = [];
   let failures = 0;
   let skipped = 0;
@@ -151,7 +154,11 @@ export function junitXml(card: ReportCard, run: CheckRun): string {
 export const CHECK_JSON_FORMAT = 'taskscope-check';
 export const CHECK_JSON_VERSION = 1;
 
-export function checkJson(card: ReportCard | undefined, run: CheckRun, facts: RunFacts & { url: string }): string {
+export function checkJson(
+  card: ReportCard | undefined,
+  run: CheckRun,
+  facts: RunFacts & { url: string },
+): string {
   const era = card ? eraOf(card) : undefined;
   const value = {
     format: CHECK_JSON_FORMAT,
@@ -186,7 +193,12 @@ export function checkJson(card: ReportCard | undefined, run: CheckRun, facts: Ru
           startedAt: card.active.startedAt ? new Date(card.active.startedAt).toISOString() : null,
           endedAt: card.active.endedAt ? new Date(card.active.endedAt).toISOString() : null,
           stopped: card.active.stopped ?? false,
-          steps: card.active.steps.map((s) => ({ id: s.id, title: s.title, state: s.state, note: s.note ?? null })),
+          steps: card.active.steps.map((s) => ({
+            id: s.id,
+            title: s.title,
+            state: s.state,
+            note: s.note ?? null,
+          })),
         }
       : null,
   };

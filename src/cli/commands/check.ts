@@ -67,14 +67,14 @@ export async function run(argv: string[]): Promise<number> {
     const { tools } = await client.request({ type: 'listTools' });
     const facts: RunFacts = { failOn: args.failOn, version, tool: pickedTool(tools, args) };
     if (facts.tool && facts.tool.chosenBy === 'auto')
-      progress.note(`taskscope check: running ${facts.tool.name} as a task (the first tool the check can fill)`);
+      progress.note(
+        `taskscope check: running ${facts.tool.name} as a task (the first tool the check can fill)`,
+      );
 
     const stopProgress = client.onBatch(() => {
-      const step = client.check?.steps.find((s) => s.state === 'running');
-      if (step) {
-        const index = client.check!.steps.indexOf(step) + 1;
-        progress.show(`check ${index}/${client.check!.steps.length}: ${step.title}`);
-      }
+      const steps = client.check?.steps ?? [];
+      const at = steps.findIndex((s) => s.state === 'running');
+      if (at >= 0) progress.show(`check ${at + 1}/${steps.length}: ${steps[at]?.title}`);
     });
     const reply = await client.request({ type: 'checkReceiver', tool: args.tool, args: args.args });
     stopProgress();
@@ -87,7 +87,9 @@ export async function run(argv: string[]): Promise<number> {
     const run = judgeRun(card, {
       failOn: args.failOn,
       baseline,
-      incomplete: reply.ok ? incompleteReason(reply.state) : reply.reason,
+      incomplete: reply.ok
+        ? incompleteReason(reply.state, client.tasks.getState().order.length)
+        : reply.reason,
     });
     process.stdout.write(cardText(card, run, facts));
     await writeOutputs(args, card, run, facts, client, tools);
@@ -121,18 +123,19 @@ function pickedTool(tools: readonly ToolInfo[], args: CheckArgs): RunFacts['tool
 }
 
 /**
- * Why the run is incomplete: the check stopped, a probe could not run, or it could start no task (the
- * steps that need one were skipped with the reason). Undefined when the check ran through.
+ * Why the run is incomplete: the check stopped, a probe could not run, or it could start no task at all (the
+ * steps that need one were skipped with the reason). Undefined when the check ran through. `started`: how
+ * many tasks the run tracked (only the check starts tasks here).
  */
-export function incompleteReason(check: ActiveCheckState): string | undefined {
+export function incompleteReason(check: ActiveCheckState, started: number): string | undefined {
   if (check.stopped) {
     const note = check.steps.find((s) => s.state === 'stopped' && s.note)?.note;
     return `the check stopped${note ? `: ${note}` : ''}`;
   }
   const broken = check.steps.find((s) => s.state === 'error');
   if (broken) return `${broken.title}: ${broken.note ?? 'failed'}`;
-  const live = check.steps.find((s) => s.id === 'cancel-live');
-  if (live?.state === 'skipped') return `no task could be run: ${live.note ?? 'no tool qualifies'}`;
+  const skipped = check.steps.find((s) => s.id === 'cancel-live' && s.state === 'skipped');
+  if (started === 0 && skipped) return `no task could be run: ${skipped.note ?? 'no tool qualifies'}`;
   return undefined;
 }
 
