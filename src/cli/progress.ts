@@ -10,7 +10,7 @@ export class Progress {
 
   show(text: string): void {
     if (!this.enabled) return;
-    const width = Math.max(20, (this.out.columns ?? 80) - 1);
+    const width = Math.max(20, (this.out.columns || 80) - 1);
     this.out.write(`\r\x1b[K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
     this.shown = true;
   }

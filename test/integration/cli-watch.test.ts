@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDemoReceiver } from '../helpers/receivers';
 import { startSdk24Receiver } from '../helpers/sdk24-receiver';
-import { runCli } from '../helpers/taskscope-cli';
+import { SOURCE_CLI, runCli } from '../helpers/taskscope-cli';
+import { repoRoot } from '../helpers/stdio';
 import { runInProcess } from '../helpers/run-command';
 
 /** `taskscope watch` against real receivers started here; the poll discipline counted on the receiver's side. */
@@ -74,6 +76,40 @@ describe('taskscope watch', () => {
     expect(run.code).toBe(6);
     expect(run.stderr).toMatch(/asks a person \(elicitation\/create\) and there is no terminal to ask on/);
     expect(run.stdout).toMatch(/input elicitation\/create answered \(declined \(no terminal\)\)/);
+  });
+
+  it('asks the question on a terminal (a pseudo-terminal from script(1)) and sends the answer', async () => {
+    const receiver = await demo();
+    const command = [...SOURCE_CLI, 'watch', receiver.url, '--tool', 'ask_user']
+      .map((a) => `'${a}'`)
+      .join(' ');
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: repoRoot,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    // Each answer is typed once its prompt is on the screen, as a person would.
+    const answers: Array<[RegExp, string]> = [
+      [/\[c\]ancel: $/, 'y\n'],
+      [/Answer: $/, 'teal\n'],
+      [/Sure about it\? \[true\]: $/, '\n'],
+    ];
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const next = answers[0];
+      // eslint-disable-next-line no-control-regex -- the terminal's cursor moves are what is being removed
+      if (next && next[0].test(output.replace(/\x1b\[[0-9;]*[A-Za-z]/g, ''))) {
+        answers.shift();
+        child.stdin.write(next[1]);
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.stdin.end();
+    expect(answers).toEqual([]);
+    expect(output).toContain('The receiver asks: Which colour should the report use?');
+    expect(output).toMatch(/input elicitation\/create answered \(accepted\)/);
+    expect(output).toContain('You answered: teal');
+    expect(code).toBe(0);
   });
 
   it('stops following at --timeout (exit 7), the task still running', async () => {

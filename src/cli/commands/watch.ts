@@ -50,6 +50,8 @@ export async function run(argv: string[]): Promise<number> {
 async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
   const progress = new Progress(process.stderr);
   let status = '';
+  // While a question is on the terminal, the status line stays away from its prompt.
+  const screen = { asking: false };
   const event = (value: Record<string, unknown>) => {
     if (args.json) process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), ...value })}\n`);
   };
@@ -57,7 +59,7 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
     if (args.json) return;
     progress.clear();
     process.stdout.write(`${line}\n`);
-    if (status) progress.show(status);
+    if (status && !screen.asking) progress.show(status);
   };
   const fail = (code: number, message: string) => {
     progress.clear();
@@ -110,7 +112,6 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
     let printed = 0;
     let lastObservation: TimelineEntry | undefined;
     let lastStatus: string | null | undefined;
-    let asking = false;
     let ended = false;
     const refresh = () => {
       const task = client.tasks.getState().tasks.get(taskId);
@@ -121,7 +122,7 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
         Date.now(),
         client.tasks.getState().clockOffsetMs,
       );
-      progress.show(status);
+      if (!screen.asking) progress.show(status);
     };
     const finish = (code: number, reason?: string) => {
       if (ended) return;
@@ -198,14 +199,17 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
         );
         return;
       }
-      if (asking) return;
-      asking = true;
+      if (screen.asking) return;
+      screen.asking = true;
       progress.clear();
       try {
-        const reply = await askOnTerminal(request, { input: process.stdin, output: process.stderr });
+        const reply = await askOnTerminal(request, { input: process.stdin, output: process.stderr }).catch(
+          // The terminal closed (Ctrl-D) or failed: nobody answers, so the question is declined.
+          () => refusal(request),
+        );
         await client.request({ type: 'answer', key: request.key, ...reply });
       } finally {
-        asking = false;
+        screen.asking = false;
       }
     };
     const stopBatches = client.onBatch(onBatch);
@@ -244,9 +248,9 @@ function endCode(task: TrackedTask): number | undefined {
   if (task.lifecycle === 'live') return undefined;
   if (task.lifecycle !== 'terminal') return EXIT.failed;
   if (task.status === 'completed' || task.status === 'failed') {
+    // Waits for the result (a tasks/result held open for input answers it too), or for the word that none comes.
     const state = task.result.state;
-    if (state === 'fetching' || state === 'retrying' || state === 'none' || state === 'not-ready')
-      return undefined;
+    if (state !== 'fetched' && state !== 'unavailable' && state !== 'stopped') return undefined;
   }
   if (!task.status || !isTerminal(task.status)) return undefined;
   return task.status === 'completed' ? EXIT.completed : EXIT.failed;

@@ -25,13 +25,21 @@ export async function askOnTerminal(
   io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
 ): Promise<Pick<Answer, 'outcome' | 'reply'>> {
   const rl = createInterface({ input: io.input, output: io.output, terminal: true });
+  // Lines are read from the interface's own queue: a pasted answer to several prompts is not lost between them.
+  const lines = rl[Symbol.asyncIterator]();
+  const ask = async (prompt: string): Promise<string> => {
+    io.output.write(prompt);
+    const next = await lines.next();
+    if (next.done) throw new Error('the terminal closed');
+    return String(next.value);
+  };
   try {
     const params = request.params;
     if (request.method === 'elicitation/create') {
       io.output.write(`\nThe receiver asks: ${plain(String(params.message ?? ''))}\n`);
       const schema = isObject(params.requestedSchema) ? params.requestedSchema : {};
       const properties = isObject(schema.properties) ? schema.properties : {};
-      const go = (await rl.question('Answer? [Y]es / [n]o (decline) / [c]ancel: ')).trim().toLowerCase();
+      const go = (await ask('Answer? [Y]es / [n]o (decline) / [c]ancel: ')).trim().toLowerCase();
       if (go.startsWith('n')) return { outcome: 'declined', reply: { result: { action: 'decline' } } };
       if (go.startsWith('c')) return { outcome: 'cancelled', reply: { result: { action: 'cancel' } } };
       const content: Record<string, unknown> = {};
@@ -41,7 +49,7 @@ export async function askOnTerminal(
         const label = plain(String(field.title ?? field.description ?? name)).slice(0, 200);
         const options = Array.isArray(field.enum) ? ` (${field.enum.map(String).join(' / ')})` : '';
         const fallback = field.default !== undefined ? ` [${String(field.default)}]` : '';
-        const text = (await rl.question(`  ${label}${options}${fallback}: `)).trim();
+        const text = (await ask(`  ${label}${options}${fallback}: `)).trim();
         if (text === '' && field.default !== undefined) content[name] = field.default;
         else if (text === '') continue;
         else if (type === 'number' || type === 'integer') content[name] = Number(text);
@@ -60,7 +68,7 @@ export async function askOnTerminal(
           `  ${plain(String(m.role ?? '?'))}: ${plain(String(content.text ?? '(not text)')).slice(0, 500)}\n`,
         );
       }
-      const text = await rl.question('Your reply (empty refuses): ');
+      const text = await ask('Your reply (empty refuses): ');
       if (text.trim() === '')
         return {
           outcome: 'refused',
