@@ -9,6 +9,9 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   // The page's public/ folder belongs to dist/ only.
   publicDir: false,
+  // The engine's small page-side libraries are devDependencies (the page bundles them): bundled here too,
+  // so `check` and `watch` run from a package installed without dev dependencies.
+  ssr: { noExternal: ['zustand', 'idb'] },
   build: {
     ssr: 'src/cli/main.ts',
     outDir: 'dist-node',

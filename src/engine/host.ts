@@ -171,7 +171,12 @@ export class EngineHost {
       case 'syncList':
         return conn ? this.syncList(conn) : null;
       case 'checkReceiver':
-        return this.checks.start(conn, command.tool, (check) => conn && this.news(conn, { check }));
+        return this.checks.start(
+          conn,
+          command.tool,
+          command.args,
+          (check) => conn && this.news(conn, { check }),
+        );
       case 'stopCheck':
         return this.checks.stop();
       case 'resend':

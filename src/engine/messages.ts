@@ -69,7 +69,8 @@ export type Command =
   | { type: 'trackSeen' }
   | { type: 'syncList' }
   /** The report card's active check (it creates tasks on the receiver: only on the person's request). */
-  | { type: 'checkReceiver'; tool?: string }
+  /** `args`: the arguments to run `tool` with (`taskscope check --args`); otherwise its defaults only. */
+  | { type: 'checkReceiver'; tool?: string; args?: Record<string, unknown> }
   | { type: 'stopCheck' }
   /** Sends a recorded request again (its params as recorded, or as the person edited them) with a fresh id. */
   | { type: 'resend'; method: string; params?: Record<string, unknown> }

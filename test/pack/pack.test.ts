@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { everythingCommand, newRoute, repoRoot } from '../helpers/stdio';
 import { runCli, startCli, tokenOf, type RunningCli } from '../helpers/taskscope-cli';
+import { startDemoReceiver } from '../helpers/receivers';
 
 const exec = promisify(execFile);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -125,5 +126,22 @@ describe('the packed package, installed without dev dependencies', () => {
       id: 1,
       result: { serverInfo: { name: 'mcp-servers/everything' } },
     });
+  });
+
+  it('checks a receiver and watches a task without a browser (check and watch are in the bundle)', async () => {
+    const receiver = await startDemoReceiver();
+    try {
+      const check = await runCli(['check', receiver.url], { command: bin, cwd: installed, env });
+      expect(check.stdout).toMatch(/^Result: PASS \(exit 0\)/m);
+      expect(check.code).toBe(0);
+      const watch = await runCli(
+        ['watch', receiver.url, '--tool', 'slow_job', '--args', '{"durationMs": 300, "steps": 1}'],
+        { command: bin, cwd: installed, env },
+      );
+      expect(watch.stdout).toContain('Finished job: 1 steps in 300 ms.');
+      expect(watch.code).toBe(0);
+    } finally {
+      await receiver.close();
+    }
   });
 });

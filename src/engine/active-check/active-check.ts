@@ -41,6 +41,8 @@ export type { CheckCall, CheckTarget } from './probe';
 export interface CheckOptions {
   /** The tool the person picked; otherwise the first one the check can fill. */
   tool?: string;
+  /** Arguments for `tool` given by the person: the tool is then run with these instead of its defaults. */
+  args?: Record<string, unknown>;
   onProgress?: (state: ActiveCheckState) => void;
   /** Tests shorten the waits; the defaults are what a person gets. */
   timing?: Partial<Timing>;
@@ -238,6 +240,9 @@ export class ActiveCheck implements Probe {
             throw error;
           });
         const candidates = checkableTools(tools);
+        const named = tools.find((t) => t.name === this.options.tool);
+        if (named && this.options.args && named.taskSupport !== 'forbidden')
+          candidates.unshift({ tool: named, args: this.options.args });
         this.chosen =
           candidates.find((c) => c.tool.name === this.options.tool) ??
           (this.options.tool === undefined ? candidates[0] : undefined) ??

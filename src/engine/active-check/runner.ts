@@ -12,12 +12,13 @@ export class CheckRunner {
   async start(
     conn: Connection | null,
     tool: string | undefined,
+    args: Record<string, unknown> | undefined,
     onProgress: (state: ActiveCheckState) => void,
   ): Promise<Replies['checkReceiver']> {
     if (!conn || conn.closed || !conn.holder.session)
       return { ok: false, reason: 'Not connected to a receiver.' };
     if (this.current) return { ok: false, reason: 'A check is already running.' };
-    const check = new ActiveCheck(targetFor(conn), { tool, onProgress });
+    const check = new ActiveCheck(targetFor(conn), { tool, args, onProgress });
     this.current = { check, connectionId: conn.id };
     try {
       return { ok: true, state: await check.run() };

@@ -11,6 +11,9 @@ import { codeText, excerpt, skip, Stopped, Skip, type Probe } from './probe';
  */
 
 export async function unknownId(p: Probe): Promise<string> {
+  const { list, cancel, toolCall } = p.target.support;
+  // A receiver without tasks has no tasks/get to grade: its -32601 is right, not a wrong code for an unknown id.
+  if (!list && !cancel && !toolCall) skip('The receiver declares no tasks capability: it has no tasks/get.');
   const taskId = `taskscope-check-unknown-${crypto.randomUUID()}`;
   const { answer, error } = await p.attempt('tasks/get', { taskId });
   if (error?.code === -32602) {

@@ -1,0 +1,206 @@
+/**
+ * The run as a person reads it in a terminal, as JUnit XML for CI, and as versioned JSON (docs/cli.md). The
+ * Markdown file is the page's own export (rules/report-markdown.ts); the trace is the page's (build-trace.ts).
+ */
+import type { Era } from '../../mcp';
+import { RULE_BY_ID, strengthFor } from '../../rules/catalogue';
+import { VERDICT_ORDER, countsLine, offenceText } from '../../rules/report-markdown';
+import type { ReportCard, Verdict } from '../../rules/report-types';
+import type { CheckRun, JudgedRule } from './outcome';
+
+/** What the run used besides the card: the tool it ran, and how it was chosen. */
+export interface RunFacts {
+  tool?: { name: string; args: Record<string, unknown>; chosenBy: 'flag' | 'auto' };
+  failOn: 'fail' | 'warn';
+  version: string;
+}
+
+const HEADING: Record<Verdict, string> = {
+  fail: 'FAIL',
+  warn: 'WARN',
+  info: 'INFO',
+  pass: 'PASS',
+  unobserved: 'NOT OBSERVED',
+};
+
+/** Receiver text reaches the terminal: no control characters (escape sequences could rewrite the screen). */
+export function plain(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what is being removed
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ');
+}
+
+const eraOf = (card: ReportCard): Era => card.receiver.era ?? '2025-11-25';
+
+/** The card grouped by verdict as on the page: each rule with its strength, reason, evidence and spec. */
+export function cardText(card: ReportCard, run: CheckRun, facts: RunFacts): string {
+  const era = eraOf(card);
+  const name = [card.receiver.name, card.receiver.version].filter(Boolean).join(' ');
+  const lines = [
+    `Taskscope report card${name ? `: ${plain(name)}` : ''}`,
+    `  receiver  ${plain(card.receiver.url)}`,
+    `  protocol  ${era}`,
+    `  tool      ${facts.tool ? `${plain(facts.tool.name)} (${facts.tool.chosenBy === 'flag' ? 'as given' : 'picked: the first the check can run with defaults'})` : 'none'}`,
+    `  verdicts  ${countsLine(card.counts)}`,
+  ];
+  for (const verdict of VERDICT_ORDER) {
+    const group = run.rules.filter((r) => r.rule.verdict === verdict);
+    if (group.length === 0) continue;
+    lines.push('', `${HEADING[verdict]} (${group.length})`);
+    for (const judged of group) lines.push(...ruleLines(judged, era));
+  }
+  const steps = card.active?.steps ?? [];
+  if (steps.length > 0) {
+    lines.push('', 'Active check');
+    for (const step of steps)
+      lines.push(`  ${step.state.padEnd(8)} ${step.title}${step.note ? `: ${plain(step.note)}` : ''}`);
+  }
+  lines.push('', `Result: ${run.outcome.toUpperCase()} (exit ${run.exitCode}): ${plain(run.reason)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function ruleLines({ rule, baseline }: JudgedRule, era: Era): string[] {
+  const def = RULE_BY_ID.get(rule.id);
+  const strength = def ? strengthFor(def, era) : '';
+  const tags = [strength, rule.source === 'active' ? 'active' : '', baseline ? `baseline: ${baseline}` : '']
+    .filter(Boolean)
+    .join(', ');
+  const out = [`  ${def?.title ?? rule.id} [${rule.id}] (${tags})`, `      ${plain(rule.reason)}`];
+  const offence = offenceText(rule.firstOffence);
+  if (offence) out.push(`      evidence: ${plain(offence)}`);
+  const spec = def?.spec[era];
+  if (spec) out.push(`      spec: ${spec}`);
+  return out;
+}
+
+/** Text inside XML: escaped, without the characters XML 1.0 cannot hold at all. */
+export function xmlText(text: string): string {
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- characters XML 1.0 forbids
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+      .replace(/[<>&"']/g, (c) => `&${{ '<': 'lt', '>': 'gt', '&': 'amp', '"': 'quot', "'": 'apos' }[c]};`)
+  );
+}
+
+/**
+ * JUnit XML: one testsuite, one testcase per rule. Failing rules are <failure>, rules not observed and
+ * expected failures (the baseline) are <skipped>; an incomplete run adds one testcase with an <error>.
+ */
+export function junitXml(card: ReportCard, run: CheckRun): string {
+  const era = eraOf(card);
+  const seconds = (
+    ((card.active?.endedAt ?? card.generatedAt) - (card.active?.startedAt ?? card.generatedAt)) /
+    1000
+  ).toFixed(3);
+  const cases: string[] = [];
+  let failures = 0;
+  let skipped = 0;
+  for (const { rule, failing, baseline } of run.rules) {
+    const def = RULE_BY_ID.get(rule.id);
+    const name = `${rule.id}: ${def?.title ?? rule.id}`;
+    const strength = def ? strengthFor(def, era) : '';
+    const detail = [
+      `verdict: ${rule.verdict} (${strength}, ${rule.source}, ${rule.observations} observation${rule.observations === 1 ? '' : 's'})`,
+      `reason: ${rule.reason}`,
+      ...(rule.firstOffence ? [`evidence: ${offenceText(rule.firstOffence)}`] : []),
+      ...(def?.spec[era] ? [`spec: ${def.spec[era]}`] : []),
+    ].join('\n');
+    const open = `    <testcase classname="taskscope.${era}" name="${xmlText(name)}" time="0">`;
+    let body: string;
+    if (baseline === 'stale') {
+      failures++;
+      body = `      <failure message="${xmlText(`stale baseline entry: ${rule.id} no longer fails (${rule.verdict}); remove it from the baseline`)}" type="stale-baseline">${xmlText(detail)}</failure>`;
+    } else if (baseline === 'expected') {
+      skipped++;
+      body = `      <skipped message="${xmlText(`expected failure (baseline): ${rule.reason}`)}"/>`;
+    } else if (failing) {
+      failures++;
+      body = `      <failure message="${xmlText(rule.reason)}" type="${rule.verdict}">${xmlText(detail)}</failure>`;
+    } else if (rule.verdict === 'unobserved') {
+      skipped++;
+      body = `      <skipped message="${xmlText(`not observed: ${rule.reason}`)}"/>`;
+    } else body = `      <system-out>${xmlText(detail)}</system-out>`;
+    cases.push(open, body, '    </testcase>');
+  }
+  let errors = 0;
+  if (run.outcome === 'incomplete' || run.outcome === 'unreachable') {
+    errors = 1;
+    cases.push(
+      `    <testcase classname="taskscope.${era}" name="active check" time="${seconds}">`,
+      `      <error message="${xmlText(`${run.outcome}: ${run.reason}`)}" type="${run.outcome}"/>`,
+      '    </testcase>',
+    );
+  }
+  const tests = run.rules.length + errors;
+  const suite = `taskscope check ${card.receiver.url}`;
+  const stamp = new Date(card.generatedAt).toISOString().replace(/\.\d+Z$/, '');
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="taskscope check" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds}">`,
+    `  <testsuite name="${xmlText(suite)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds}" timestamp="${stamp}">`,
+    '    <properties>',
+    `      <property name="receiver" value="${xmlText(card.receiver.url)}"/>`,
+    `      <property name="protocol" value="${era}"/>`,
+    `      <property name="outcome" value="${run.outcome}"/>`,
+    '    </properties>',
+    ...cases,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+/** The JSON output's format name and version: a change that breaks a reader raises the version. */
+export const CHECK_JSON_FORMAT = 'taskscope-check';
+export const CHECK_JSON_VERSION = 1;
+
+export function checkJson(
+  card: ReportCard | undefined,
+  run: CheckRun,
+  facts: RunFacts & { url: string },
+): string {
+  const era = card ? eraOf(card) : undefined;
+  const value = {
+    format: CHECK_JSON_FORMAT,
+    version: CHECK_JSON_VERSION,
+    taskscope: facts.version,
+    generatedAt: new Date(card?.generatedAt ?? Date.now()).toISOString(),
+    receiver: card?.receiver ?? { url: facts.url },
+    outcome: run.outcome,
+    exitCode: run.exitCode,
+    reason: run.reason,
+    failOn: facts.failOn,
+    tool: facts.tool ?? null,
+    counts: card?.counts ?? null,
+    rules: run.rules.map(({ rule, failing, baseline }) => {
+      const def = RULE_BY_ID.get(rule.id);
+      return {
+        id: rule.id,
+        title: def?.title ?? rule.id,
+        strength: def && era ? strengthFor(def, era) : null,
+        verdict: rule.verdict,
+        failing,
+        baseline: baseline ?? null,
+        observations: rule.observations,
+        reason: rule.reason,
+        firstOffence: rule.firstOffence ?? null,
+        source: rule.source,
+        spec: (era && def?.spec[era]) ?? null,
+      };
+    }),
+    activeCheck: card?.active
+      ? {
+          startedAt: card.active.startedAt ? new Date(card.active.startedAt).toISOString() : null,
+          endedAt: card.active.endedAt ? new Date(card.active.endedAt).toISOString() : null,
+          stopped: card.active.stopped ?? false,
+          steps: card.active.steps.map((s) => ({
+            id: s.id,
+            title: s.title,
+            state: s.state,
+            note: s.note ?? null,
+          })),
+        }
+      : null,
+  };
+  return `${JSON.stringify(value, null, 2)}\n`;
+}

@@ -1,0 +1,78 @@
+/**
+ * The engine (the same EngineHost the page's Worker runs) in this Node process, with the page's side of the
+ * protocol kept the way the page keeps it: the tasks store, snapshots, results, traffic, the inbox and the
+ * connection's health, all from the batches. `check` and `watch` are commands to it, as the page's buttons are.
+ */
+import { EngineHost } from '../engine/host';
+import type { Batch, Command, FromEngine, Health, InboxEvent, ReplyTo } from '../engine/messages';
+import type { ActiveCheckState } from '../rules/report-types';
+import type { Normalised, TaskResultSnapshot, TaskSnapshot, TrafficEvent } from '../mcp';
+import { applyTaskChanges } from '../tracker/task-changes';
+import { createTasksStore } from '../tracker/task-store';
+
+/** Traffic kept for the card's rules and the trace; past this, the oldest go (the page's log has a cap too). */
+const MAX_TRAFFIC = 20_000;
+
+export class EngineClient {
+  readonly host: EngineHost;
+  readonly tasks = createTasksStore();
+  readonly snapshots = new Map<string, TaskSnapshot>();
+  readonly results = new Map<string, Normalised<TaskResultSnapshot>>();
+  readonly traffic: TrafficEvent[] = [];
+  readonly inbox: InboxEvent[] = [];
+  health: Health | undefined;
+  check: ActiveCheckState | undefined;
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private readonly listeners = new Set<(batch: Batch) => void>();
+
+  constructor() {
+    // History is the page's (IndexedDB); a command keeps what it observed in memory only.
+    this.host = new EngineHost((message) => this.receive(message), { history: async () => null });
+  }
+
+  request<C extends Command>(command: C): Promise<ReplyTo<C>> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.host.receive({ type: 'command', id, command });
+    });
+  }
+
+  /** Called after each batch has been applied to the client's state. */
+  onBatch(listener: (batch: Batch) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private receive(message: FromEngine): void {
+    if (message.type === 'reply') {
+      const waiter = this.waiting.get(message.id);
+      this.waiting.delete(message.id);
+      if (!waiter) return;
+      if ('failure' in message) waiter.reject(new Error(message.failure));
+      else waiter.resolve(message.value);
+      return;
+    }
+    this.apply(message);
+    // Acknowledged outside the engine's own call stack, as the page does after its frame.
+    setImmediate(() => this.host.receive({ type: 'ack' }));
+  }
+
+  private apply(batch: Batch): void {
+    if (batch.tasks) applyTaskChanges(this.tasks, batch.tasks);
+    for (const [taskId, snapshot] of batch.snapshots) this.snapshots.set(taskId, snapshot);
+    for (const [taskId, result] of batch.results) this.results.set(taskId, result);
+    this.traffic.push(...batch.traffic);
+    if (this.traffic.length > MAX_TRAFFIC) this.traffic.splice(0, this.traffic.length - MAX_TRAFFIC);
+    this.inbox.push(...batch.inbox);
+    if (batch.connection?.health) this.health = batch.connection.health;
+    if (batch.connection?.check) this.check = batch.connection.check;
+    for (const listener of this.listeners) listener(batch);
+  }
+
+  /** Ends the session on the receiver and stops every timer the engine holds. */
+  async close(): Promise<void> {
+    await this.request({ type: 'disconnect' });
+  }
+}
