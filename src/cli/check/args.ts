@@ -1,8 +1,7 @@
 /** `taskscope check`'s command line (Node's util.parseArgs); a mistake is a UsageError (exit 2). */
-import { parseArgs } from 'node:util';
 import type { EraChoice } from '../../mcp';
 import { parseHeader } from '../connect';
-import { UsageError } from '../start/args';
+import { UsageError, readArgs } from '../start/args';
 
 export { UsageError };
 
@@ -46,30 +45,20 @@ Exit codes: 0 every rule passes; 1 a rule failed (or a baseline entry is stale);
 3 incomplete (the check could not run: no tool to use, stopped); 4 the receiver is unreachable or refused.`;
 
 export function parseCheckArgs(argv: readonly string[]): CheckArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        protocol: { type: 'string' },
-        tool: { type: 'string' },
-        args: { type: 'string' },
-        header: { type: 'string', multiple: true },
-        timeout: { type: 'string' },
-        junit: { type: 'string' },
-        markdown: { type: 'string' },
-        json: { type: 'string' },
-        trace: { type: 'string' },
-        'fail-on': { type: 'string' },
-        baseline: { type: 'string' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
-  }
+  const parsed = readArgs(argv, {
+    help: { type: 'boolean', short: 'h' },
+    protocol: { type: 'string' },
+    tool: { type: 'string' },
+    args: { type: 'string' },
+    header: { type: 'string', multiple: true },
+    timeout: { type: 'string' },
+    junit: { type: 'string' },
+    markdown: { type: 'string' },
+    json: { type: 'string' },
+    trace: { type: 'string' },
+    'fail-on': { type: 'string' },
+    baseline: { type: 'string' },
+  });
   const { values, positionals } = parsed;
   if (values.help) return { help: true, url: '', era: 'auto', headers: {}, timeoutMs: 0, failOn: 'fail' };
   return {

@@ -6,13 +6,12 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { packageRoot } from '../../devserver/package-root';
 import { allowedHostsFromEnv } from '../../devserver/guard';
 import { parseTraceText } from '../../engine/trace/schema';
 import type { Trace } from '../../engine/trace/trace-types';
 import { createRecordedReceiver } from '../serve/recorded-receiver';
-import { UsageError } from '../start/args';
+import { UsageError, readArgs } from '../start/args';
 
 export const SERVE_USAGE = `Usage:
   taskscope serve <trace.json> [--port N] [--speed X]
@@ -34,22 +33,12 @@ export async function run(argv: string[]): Promise<number> {
   let port: number;
   let speed: number;
   try {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        allowPositionals: true,
-        strict: true,
-        options: {
-          help: { type: 'boolean', short: 'h' },
-          demo: { type: 'boolean' },
-          port: { type: 'string' },
-          speed: { type: 'string' },
-        },
-      });
-    } catch (error) {
-      throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
-    }
+    const parsed = readArgs(argv, {
+      help: { type: 'boolean', short: 'h' },
+      demo: { type: 'boolean' },
+      port: { type: 'string' },
+      speed: { type: 'string' },
+    });
     const { values, positionals } = parsed;
     if (values.help) {
       console.log(SERVE_USAGE);

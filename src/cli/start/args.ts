@@ -2,12 +2,36 @@
  * `taskscope`'s command line, read with Node's util.parseArgs. Everything after the first `--` is the stdio
  * server's own command, never read as Taskscope's flags. A mistake becomes a UsageError saying what to type.
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+type ArgOptions = NonNullable<ParseArgsConfig['options']>;
+type StrictConfig<O extends ArgOptions> = {
+  args: string[];
+  allowPositionals: true;
+  strict: true;
+  options: O;
+};
+type ReadArgs<O extends ArgOptions> = ReturnType<typeof parseArgs<StrictConfig<O>>>;
 import { ConfigError, checkName, nameFor, parseEnvAssignment } from '../../devserver/stdio/config.js';
 import type { StdioCommand } from '../../devserver/stdio/child.js';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/** util.parseArgs, strict, with its mistakes as UsageErrors; every taskscope command reads its flags with it. */
+export function readArgs<const O extends ArgOptions>(argv: readonly string[], options: O): ReadArgs<O> {
+  try {
+    return parseArgs<StrictConfig<O>>({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options,
+    });
+  } catch (error) {
+    // Node's advice for an unknown option (put it after --) would be wrong here: after -- is the server's command.
+    throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
 }
 
 export interface StartArgs {
@@ -72,31 +96,20 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
       i++;
     } else tokens.push('--stdio=');
   }
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: tokens,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'allow-remote': { type: 'boolean' },
-        open: { type: 'boolean' },
-        'no-open': { type: 'boolean' },
-        dev: { type: 'boolean' },
-        stdio: { type: 'string' },
-        env: { type: 'string', multiple: true },
-        cwd: { type: 'string' },
-        config: { type: 'string' },
-      },
-    });
-  } catch (error) {
-    // Node's advice for an unknown option (put it after --) would be wrong here: after -- is the server's command.
-    throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
-  }
+  const parsed = readArgs(tokens, {
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'v' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'allow-remote': { type: 'boolean' },
+    open: { type: 'boolean' },
+    'no-open': { type: 'boolean' },
+    dev: { type: 'boolean' },
+    stdio: { type: 'string' },
+    env: { type: 'string', multiple: true },
+    cwd: { type: 'string' },
+    config: { type: 'string' },
+  });
   const { values, positionals } = parsed;
   if (positionals.length > 1)
     throw new UsageError(

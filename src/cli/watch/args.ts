@@ -1,7 +1,7 @@
 /** `taskscope watch`'s command line; a mistake is a UsageError (exit 2). */
-import { parseArgs } from 'node:util';
 import type { EraChoice } from '../../mcp';
 import { UsageError, headers, jsonObject, protocol, receiverUrl, timeout } from '../check/args';
+import { readArgs } from '../start/args';
 
 export interface WatchArgs {
   help: boolean;
@@ -48,29 +48,19 @@ unreachable or refused; 6 the task needs input and there is no terminal to ask; 
 130 stopped with Ctrl-C.`;
 
 export function parseWatchArgs(argv: readonly string[]): WatchArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        protocol: { type: 'string' },
-        tool: { type: 'string' },
-        args: { type: 'string' },
-        ttl: { type: 'string' },
-        task: { type: 'string' },
-        header: { type: 'string', multiple: true },
-        timeout: { type: 'string' },
-        'connect-timeout': { type: 'string' },
-        json: { type: 'boolean' },
-        'cancel-on-exit': { type: 'boolean' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
-  }
+  const parsed = readArgs(argv, {
+    help: { type: 'boolean', short: 'h' },
+    protocol: { type: 'string' },
+    tool: { type: 'string' },
+    args: { type: 'string' },
+    ttl: { type: 'string' },
+    task: { type: 'string' },
+    header: { type: 'string', multiple: true },
+    timeout: { type: 'string' },
+    'connect-timeout': { type: 'string' },
+    json: { type: 'boolean' },
+    'cancel-on-exit': { type: 'boolean' },
+  });
   const { values, positionals } = parsed;
   const base = { era: 'auto' as const, args: {}, headers: {}, connectTimeoutMs: 0, json: false };
   if (values.help) return { ...base, help: true, url: '', cancelOnExit: false };
