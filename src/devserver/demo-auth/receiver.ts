@@ -1,0 +1,172 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
+import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
+import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
+import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { createDemoReceiver, REQUEST_BODY_LIMIT, type DemoReceiver } from '../demo/receiver.js';
+import { plainGuard, receiverGuard } from '../guard.js';
+import { sendPlain } from '../http-server.js';
+import { BASE_SCOPE, DemoAuthProvider, EXTRA_SCOPE, OFFLINE_SCOPE } from './provider.js';
+
+/** The tool that needs EXTRA_SCOPE, so a person sees a step-up. */
+export const SCOPED_TOOL = 'flaky_job';
+
+export interface DemoAuthOptions {
+  /** Where the protected receiver is mounted (/demo/mcp-auth under npm start). */
+  receiverPath: string;
+  /** Where the authorization server is mounted; the issuer is this origin plus this path. */
+  issuerPath: string;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  cors?: boolean;
+}
+
+export interface DemoAuth {
+  /** Mount at receiverPath: the demo tools behind a bearer token. */
+  receiver: express.Router;
+  /** Mount at issuerPath: authorize, consent, token, register. */
+  authorizationServer: express.Router;
+  /** Mount at the root: the two metadata documents under /.well-known (RFC 9728, RFC 8414 path-inserted). */
+  wellKnown: express.Router;
+  provider: DemoAuthProvider;
+  inner: DemoReceiver;
+  close: () => Promise<void>;
+}
+
+/** The origin a request came to: the issuer and the resource follow the host the person used (127.0.0.1 or localhost). */
+function originOf(req: Request): string {
+  return `${req.protocol}://${req.get('host') ?? '127.0.0.1'}`;
+}
+
+/**
+ * An OAuth-protected demo receiver with its own authorization server, on the SDK's server auth handlers:
+ * dynamic registration and one pre-registered client, one-click consent, 60-second access tokens with refresh
+ * tokens (when offline_access is asked for), and flaky_job behind an extra scope.
+ */
+export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
+  const allowedHosts = options.allowedHosts ?? [];
+  const allowedOrigins = options.allowedOrigins ?? [];
+  const issuer = (req: Request) => `${originOf(req)}${options.issuerPath}`;
+  const resource = (req: Request) => `${originOf(req)}${options.receiverPath}`;
+  const prmUrl = (req: Request) =>
+    `${originOf(req)}/.well-known/oauth-protected-resource${options.receiverPath}`;
+  const provider = new DemoAuthProvider({ consentPath: `${options.issuerPath}/consent` });
+
+  const asMetadata = (req: Request): OAuthMetadata => {
+    const base = issuer(req);
+    return {
+      issuer: base,
+      authorization_endpoint: `${base}/authorize`,
+      token_endpoint: `${base}/token`,
+      registration_endpoint: `${base}/register`,
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_post', 'none'],
+      scopes_supported: [BASE_SCOPE, EXTRA_SCOPE, OFFLINE_SCOPE],
+    };
+  };
+  const prm = (req: Request): OAuthProtectedResourceMetadata => ({
+    resource: resource(req),
+    authorization_servers: [issuer(req)],
+    scopes_supported: [BASE_SCOPE, EXTRA_SCOPE],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Taskscope demo receiver (OAuth)',
+  });
+
+  const wellKnown = express.Router();
+  const sendJson =
+    (body: (req: Request) => unknown): RequestHandler =>
+    (req, res) => {
+      res.set('Access-Control-Allow-Origin', '*').set('Cache-Control', 'no-store').json(body(req));
+    };
+  wellKnown.get(`/.well-known/oauth-protected-resource${options.receiverPath}`, sendJson(prm));
+  wellKnown.get(`/.well-known/oauth-authorization-server${options.issuerPath}`, sendJson(asMetadata));
+
+  const as = express.Router();
+  as.use(plainGuard({ allowedHosts, allowedOrigins, pages: 'local' }));
+  as.use('/authorize', authorizationHandler({ provider, rateLimit: false }));
+  as.use('/token', tokenHandler({ provider, rateLimit: false }));
+  as.use('/register', clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit: false }));
+  as.post('/consent', express.urlencoded({ extended: false, limit: 4096 }), (req, res) => {
+    const body = req.body as { id?: unknown; decision?: unknown };
+    const target =
+      typeof body.id === 'string'
+        ? provider.decide(body.id, body.decision === 'allow', issuer(req))
+        : undefined;
+    if (!target)
+      return sendPlain(res, 400, 'This sign-in has expired or was answered already: start again.\n');
+    res.redirect(302, target);
+  });
+
+  const inner = createDemoReceiver({ allowedHosts, allowedOrigins, cors: options.cors });
+  const bearers = new Map<string, RequestHandler>();
+  const bearerFor = (req: Request): RequestHandler => {
+    const key = originOf(req);
+    let handler = bearers.get(key);
+    if (!handler) {
+      handler = requireBearerAuth({
+        verifier: provider,
+        requiredScopes: [BASE_SCOPE],
+        resourceMetadataUrl: prmUrl(req),
+        expectedResource: new URL(resource(req)),
+      });
+      // Only allowed hosts get here, so this holds a handful at most.
+      if (bearers.size < 16) bearers.set(key, handler);
+    }
+    return handler;
+  };
+
+  const receiver = express.Router();
+  receiver.use(
+    receiverGuard({
+      allowedHosts,
+      allowedOrigins,
+      cors: options.cors,
+      sendError: (res, status, code, message) =>
+        res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null }),
+      setCors: (_req, res, origin) => {
+        res.setHeader('Access-Control-Allow-Origin', origin);
+        res.setHeader('Vary', 'Origin');
+        res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
+        res.setHeader(
+          'Access-Control-Allow-Headers',
+          'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id',
+        );
+        res.setHeader(
+          'Access-Control-Expose-Headers',
+          'mcp-session-id, mcp-protocol-version, retry-after, www-authenticate',
+        );
+      },
+    }),
+  );
+  receiver.use((req, res, next) => bearerFor(req)(req, res, next));
+  receiver.post(
+    '/',
+    express.json({ limit: REQUEST_BODY_LIMIT }),
+    (req: Request, res: Response, next: NextFunction) => {
+      const call = req.body as { method?: unknown; params?: { name?: unknown } } | undefined;
+      const granted = req.auth?.scopes ?? [];
+      if (call?.method !== 'tools/call' || call.params?.name !== SCOPED_TOOL || granted.includes(EXTRA_SCOPE))
+        return next();
+      res
+        .status(403)
+        .set(
+          'WWW-Authenticate',
+          `Bearer error="insufficient_scope", scope="${BASE_SCOPE} ${EXTRA_SCOPE}", resource_metadata="${prmUrl(req)}", error_description="${SCOPED_TOOL} needs ${EXTRA_SCOPE}"`,
+        )
+        .json({ error: 'insufficient_scope', error_description: `${SCOPED_TOOL} needs ${EXTRA_SCOPE}` });
+    },
+  );
+  receiver.use(inner.router);
+
+  return {
+    receiver,
+    authorizationServer: as,
+    wellKnown,
+    provider,
+    inner,
+    close: () => inner.close(),
+  };
+}
