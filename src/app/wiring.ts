@@ -49,6 +49,7 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
     const news = batch.connection;
     if (news?.health) applyHealth(news.health);
     if (news?.history) useConnection.setState({ history: news.history });
+    if (news?.auth) useConnection.setState({ auth: news.auth });
     if (news?.degraded !== undefined) useConnection.setState({ degraded: news.degraded ?? undefined });
     if (news?.streamNote) useConnection.setState({ streamNote: news.streamNote });
     if (news?.check) applyCheckNews(batch.connectionId, news.check);

@@ -1,4 +1,6 @@
 import {
+  AuthClient,
+  type AuthCallback,
   openSession,
   type ReceiverSession,
   type TrafficSeqCounter,
@@ -28,6 +30,10 @@ import { OutageRecovery } from './connection/outage';
 import { callPlain, resend, runTool } from './calls';
 import { CheckRunner } from './active-check/runner';
 import type { FromEngine } from './messages';
+
+const MAX_SIGN_INS = 16;
+const SIGN_IN_MESSAGE =
+  'The receiver asks you to sign in (HTTP 401 with a Bearer challenge): use Sign in on the receiver card.';
 import { ReplayHost } from './trace/replay-host';
 import type { ReplayOptions } from './trace/replay';
 
@@ -60,6 +66,8 @@ export class EngineHost {
   private readonly replays: ReplayHost;
   /** The last session this engine ended per receiver: its live tasks are asked about in the next one. */
   private readonly endedSessions = new Map<string, string>();
+  /** Sign-ins per receiver URL, in this Worker's memory only. */
+  private readonly auths = new Map<string, AuthClient>();
   /** The report card's active check, one at a time (active-check.ts). */
   private readonly checks = new CheckRunner();
   /** Failed attempts, lost sessions and a receiver gone away, each waited out with backoff (outage.ts). */
@@ -121,6 +129,14 @@ export class EngineHost {
         throw new Error('handled by the replay host');
       case 'connect':
         return this.connect(command);
+      case 'authCallback':
+        return this.authCallback(conn, command.callback);
+      case 'signIn':
+        await conn?.auth?.prepare();
+        return null;
+      case 'signOut':
+        conn?.auth?.signOut();
+        return null;
       case 'disconnect':
         this.connectSeq++;
         await this.closeCurrent(command.end !== false);
@@ -229,6 +245,10 @@ export class EngineHost {
       } catch (error) {
         if (conn.closed) return { ok: false, stale: true };
         const classified = classifyError(error, { method: 'initialize', url });
+        if (conn.auth?.needsSignIn && classified.kind === 'auth')
+          return this.outages.failed(conn, { ...classified, message: SIGN_IN_MESSAGE }, () =>
+            this.establish(conn, undefined, ended),
+          );
         const diagnosed =
           conn.command.relay || conn.command.stdio || conn.everConnected
             ? classified
@@ -293,7 +313,47 @@ export class EngineHost {
   private fetchFor(conn: Connection): typeof fetch | undefined {
     const base = this.options.fetch ?? globalThis.fetch.bind(globalThis);
     if (conn.command.stdio) return stdioFetch(base, conn.command.stdio);
-    return conn.command.relay ? relayFetch(base, conn.command.relay) : this.options.fetch;
+    const direct = conn.command.relay ? relayFetch(base, conn.command.relay) : base;
+    return this.authFor(conn, direct);
+  }
+
+  /**
+   * The receiver's sign-in, kept per receiver for as long as this tab lives (a reconnect keeps it), and the
+   * fetch that puts its token on every request. Its own requests go the receiver's way (direct or relay).
+   */
+  private authFor(conn: Connection, direct: typeof fetch): typeof fetch {
+    const wanted = conn.command.auth;
+    if (!wanted) return direct;
+    const url = conn.command.url;
+    let auth = this.auths.get(url);
+    if (!auth?.fits(wanted.redirectUri, wanted.choice)) {
+      auth = new AuthClient({
+        receiverUrl: url,
+        redirectUri: wanted.redirectUri,
+        choice: wanted.choice,
+        fetch: direct,
+      });
+      this.auths.delete(url);
+      this.auths.set(url, auth);
+      // A tab signs in to a handful of receivers; the oldest sign-in goes past this many.
+      while (this.auths.size > MAX_SIGN_INS) this.auths.delete(this.auths.keys().next().value as string);
+    }
+    auth.useFetch(direct);
+    auth.onChange = (view) => this.news(conn, { auth: view });
+    conn.auth = auth;
+    if (auth.view().status !== 'none') this.news(conn, { auth: auth.view() });
+    return auth.wrap(direct);
+  }
+
+  /** The person signed in: with a token, the connection that was refused tries again at once. */
+  private async authCallback(conn: Connection | null, callback: AuthCallback): Promise<boolean> {
+    if (!conn?.auth) return false;
+    const ok = await conn.auth.finish(callback);
+    if (ok && !conn.closed && conn.health.status !== 'connected' && this.current === conn) {
+      clearTimeout(conn.retryTimer);
+      void this.establish(conn, undefined, this.endedSessions.get(conn.command.url));
+    }
+    return ok;
   }
 
   private install(conn: Connection, session: ReceiverSession): void {

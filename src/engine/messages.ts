@@ -4,6 +4,9 @@
  * applied the last (its ack), so changes coalesce in the Worker while the page is busy.
  */
 import type {
+  AuthCallback,
+  AuthClientChoice,
+  AuthView,
   ClassifiedError,
   Detection,
   Era,
@@ -46,7 +49,15 @@ export type Command =
       preserve?: boolean;
       /** The protocol generation: found out (auto, the default) or forced by the person. */
       era?: EraChoice;
+      /** Sign in when the receiver answers 401 with a Bearer challenge: Taskscope's callback and the client to use. */
+      auth?: { redirectUri: string; choice?: AuthClientChoice };
     }
+  /** The authorization callback came back (popup or another tab): finish the sign-in, then connect. */
+  | { type: 'authCallback'; callback: AuthCallback }
+  /** Get a sign-in ready again (after Sign out or a failure). */
+  | { type: 'signIn' }
+  /** Forget the tokens of the current receiver. */
+  | { type: 'signOut' }
   /** `end` false: close without ending the session on the receiver (no DELETE). */
   | { type: 'disconnect'; end?: boolean }
   | { type: 'preserve'; on: boolean }
@@ -108,6 +119,9 @@ export type Failure = { ok: false; error: ClassifiedError };
 
 export interface Replies {
   connect: ConnectReply;
+  authCallback: boolean;
+  signIn: null;
+  signOut: null;
   disconnect: null;
   preserve: null;
   clearHistory: string[];
@@ -218,6 +232,8 @@ export interface ConnectionNews {
   streamNote?: string;
   /** The active check's progress (the latest state only). */
   check?: ActiveCheckState;
+  /** The receiver's sign-in: status, server, client, scopes, expiry and the steps (never a secret). */
+  auth?: AuthView;
 }
 
 export interface ListStatus {

@@ -183,7 +183,7 @@ describe('authorization servers that break the rules', () => {
 
   it('refuses an authorization server whose metadata does not list S256', async () => {
     const app = express();
-    app.post('/mcp', (req, res) => {
+    app.post('/mcp', (_req, res) => {
       res.status(401).set('WWW-Authenticate', 'Bearer scope="read"').end();
     });
     app.get('/.well-known/oauth-protected-resource/mcp', (req, res) => {

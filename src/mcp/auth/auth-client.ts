@@ -80,11 +80,30 @@ export class AuthClient {
   private waiters: Array<(ok: boolean) => void> = [];
   private exchanges: AuthExchange[] = [];
   private readonly flowFetch: typeof fetch;
+  private base: typeof fetch;
   private readonly now: () => number;
 
   constructor(private readonly options: AuthClientOptions) {
     this.now = options.now ?? Date.now;
-    this.flowFetch = recordingFetch(options.fetch, () => this.exchanges, this.now);
+    this.base = options.fetch;
+    this.flowFetch = recordingFetch(
+      (input, init) => this.base(input, init),
+      () => this.exchanges,
+      this.now,
+    );
+  }
+
+  /** The way to the receiver changed (a new relay token after a restart): the flow's requests follow it. */
+  useFetch(base: typeof fetch): void {
+    this.base = base;
+  }
+
+  /** Whether this sign-in was set up for the same redirect and client choice (else a new one is needed). */
+  fits(redirectUri: string, choice: AuthClientChoice | undefined): boolean {
+    return (
+      redirectUri === this.options.redirectUri &&
+      JSON.stringify(choice ?? {}) === JSON.stringify(this.options.choice ?? {})
+    );
   }
 
   get signedIn(): boolean {
