@@ -1,0 +1,101 @@
+import { readFile } from 'node:fs/promises';
+import { expect, test, type Page } from '@playwright/test';
+import { runTool } from '../helpers/task-page';
+
+/** Clicks an export item and reads the file the browser downloads. */
+async function exported(page: Page, testId: string): Promise<string> {
+  const menu = page.getByTestId('export-menu');
+  if (!(await menu.isVisible())) await page.getByTestId('export-button').click();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()]);
+  return readFile(await download.path(), 'utf8');
+}
+
+/** Everything this origin keeps: localStorage, sessionStorage and every record of every IndexedDB store. */
+async function everythingStored(page: Page): Promise<string> {
+  return page.evaluate(async () => {
+    const dump: unknown[] = [{ ...localStorage }, { ...sessionStorage }];
+    for (const info of await indexedDB.databases()) {
+      if (!info.name) continue;
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open(info.name!);
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+      for (const store of Array.from(db.objectStoreNames)) {
+        const rows = await new Promise<unknown[]>((resolve, reject) => {
+          const all = db.transaction(store).objectStore(store).getAll();
+          all.onsuccess = () => resolve(all.result);
+          all.onerror = () => reject(all.error);
+        });
+        dump.push({ db: info.name, store, rows });
+      }
+      db.close();
+    }
+    return JSON.stringify(dump);
+  });
+}
+
+test('sign in through the popup, run a task to its result, no secret kept anywhere, sign out', async ({
+  page,
+  context,
+}) => {
+  // The secrets of this sign-in, as they crossed the wire: the code, the verifier and the tokens.
+  const secrets = new Set<string>();
+  context.on('request', (request) => {
+    const url = new URL(request.url());
+    const code = url.searchParams.get('code');
+    if (url.pathname === '/oauth/callback' && code) secrets.add(code);
+    if (url.pathname === '/demo/auth/token') {
+      const form = new URLSearchParams(request.postData() ?? '');
+      for (const name of ['code', 'code_verifier', 'refresh_token']) {
+        const value = form.get(name);
+        if (value) secrets.add(value);
+      }
+    }
+  });
+  context.on('response', async (response) => {
+    if (new URL(response.url()).pathname !== '/demo/auth/token') return;
+    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    for (const name of ['access_token', 'refresh_token'])
+      if (typeof body[name] === 'string') secrets.add(body[name]);
+  });
+
+  await page.goto('/?server=/demo/mcp-auth');
+  await expect(page.getByTestId('auth-status')).toHaveText('sign-in needed');
+  await expect(page.getByTestId('connection-status')).not.toHaveText('Connected');
+  const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('auth-sign-in').click()]);
+  await expect(popup.getByRole('heading')).toHaveText('Taskscope demo authorization server');
+  await popup.getByRole('button', { name: 'Allow' }).click();
+  // The callback hands the code over and closes itself.
+  await popup.waitForEvent('close');
+
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(page.getByTestId('auth-status')).toHaveText('signed in');
+  await expect(page.getByTestId('auth-issuer')).toHaveText(new URL('/demo/auth', page.url()).href);
+  await expect(page.getByTestId('auth-client')).toContainText('registered dynamically');
+  await expect(page.getByTestId('auth-scopes')).toHaveText('tools:run offline_access');
+  await expect(page.getByTestId('auth-expires')).toContainText(/\d+ s/);
+
+  await runTool(page, 'slow_job', { durationMs: '600', steps: '2', pollIntervalMs: '200', label: 'signed' });
+  await expect(page.getByTestId('task-detail').getByTestId('result')).toContainText('Finished signed');
+
+  // The steps are shown, redacted.
+  await page.getByTestId('auth-steps').locator(':scope > summary').click();
+  await expect(page.getByTestId('auth-step')).toHaveCount(7);
+
+  expect(secrets.size).toBeGreaterThanOrEqual(4);
+  const stored = await everythingStored(page);
+  const trace = await exported(page, 'export-trace');
+  const har = await exported(page, 'export-har');
+  const shown = await page.locator('body').innerText();
+  for (const secret of secrets) {
+    expect(stored).not.toContain(secret);
+    expect(trace).not.toContain(secret);
+    expect(har).not.toContain(secret);
+    expect(shown).not.toContain(secret);
+  }
+
+  await page.keyboard.press('Escape');
+  await page.getByTestId('auth-sign-out').click();
+  await expect(page.getByTestId('auth-status')).toHaveText('signed out');
+});
