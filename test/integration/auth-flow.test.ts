@@ -20,12 +20,12 @@ function countingFetch(methods: string[]): typeof fetch {
   };
 }
 
-function nextView(auth: AuthClient, status: AuthView['status']): Promise<AuthView> {
+function nextView(auth: AuthClient, ...statuses: Array<AuthView['status']>): Promise<AuthView> {
   const now = auth.view();
-  if (now.status === status) return Promise.resolve(now);
+  if (statuses.includes(now.status)) return Promise.resolve(now);
   return new Promise((resolve) => {
     auth.onChange = (view) => {
-      if (view.status === status) resolve(view);
+      if (statuses.includes(view.status)) resolve(view);
     };
   });
 }
@@ -147,6 +147,69 @@ describe('signing in to the OAuth demo receiver', () => {
     const view = auth.view();
     expect(view.status).toBe('failed');
     expect(view.error).toContain('RFC 9207');
+  });
+});
+
+describe("the demo's auth faults (?faults=)", () => {
+  let server: DemoAuthServer;
+  beforeEach(async () => {
+    server = await startDemoAuth();
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  async function attempt(faults: string, choice?: { clientId: string; clientSecret: string }) {
+    const url = `${server.receiverUrl}?faults=${faults}`;
+    const auth = new AuthClient({ receiverUrl: url, redirectUri: REDIRECT, fetch, choice });
+    await openSession({ url, fetch: auth.wrap(fetch) }).catch(() => undefined);
+    return {
+      auth,
+      url,
+      view: await nextView(auth, 'sign-in-needed', 'failed'),
+    };
+  }
+
+  it('no-resource-metadata: the challenge names none, the well-known URL is found instead', async () => {
+    const { view } = await attempt('no-resource-metadata');
+    expect(view.status).toBe('sign-in-needed');
+    const challenge = view.steps.find((s) => s.kind === 'challenge')!;
+    expect(challenge.why).toContain('names no resource_metadata');
+    expect(challenge.spec).toBe('RFC 9728 §5.1');
+  });
+
+  it('resource-mismatch: refused with the reason and RFC 9728 §3.3', async () => {
+    const { view } = await attempt('resource-mismatch');
+    expect(view.status).toBe('failed');
+    expect(view.error).toContain("The metadata's resource https://elsewhere.example/mcp does not match");
+    expect(view.error).toContain('RFC 9728 §3.3');
+  });
+
+  it('no-s256: refused before any registration', async () => {
+    const { view } = await attempt('no-s256');
+    expect(view.status).toBe('failed');
+    expect(view.error).toContain('no code_challenge_methods_supported');
+    expect(view.steps.some((s) => s.kind === 'client')).toBe(false);
+  });
+
+  it('issuer-mismatch: the callback is refused (RFC 9207)', async () => {
+    const { auth, view } = await attempt('issuer-mismatch');
+    expect(view.status).toBe('sign-in-needed');
+    expect(await auth.finish(await consent(view))).toBe(false);
+    expect(auth.view().error).toContain('RFC 9207');
+  });
+
+  it('basic-auth: the pre-registered client authenticates with client_secret_basic and signs in', async () => {
+    const { auth, view, url } = await attempt('basic-auth', {
+      clientId: 'taskscope-demo',
+      clientSecret: 'demo-secret',
+    });
+    expect(await auth.finish(await consent(view))).toBe(true);
+    const token = auth.view().steps.find((s) => s.kind === 'token')!.exchanges[0]!;
+    expect(token.requestBody).not.toContain('client_secret');
+    const { session } = await openSession({ url, fetch: auth.wrap(fetch) });
+    await session.request('ping');
+    await session.close();
   });
 });
 

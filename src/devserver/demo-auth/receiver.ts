@@ -8,6 +8,7 @@ import { createDemoReceiver, REQUEST_BODY_LIMIT, type DemoReceiver } from '../de
 import { plainGuard, receiverGuard } from '../guard.js';
 import { sendPlain } from '../http-server.js';
 import { BASE_SCOPE, DemoAuthProvider, EXTRA_SCOPE, OFFLINE_SCOPE } from './provider.js';
+import { basicOnly, faultPath, parseAuthFaults, type AuthFault } from './faults.js';
 
 /** The tool that needs EXTRA_SCOPE, so a person sees a step-up. */
 export const SCOPED_TOOL = 'flaky_job';
@@ -34,6 +35,9 @@ export interface DemoAuth {
   close: () => Promise<void>;
 }
 
+const tokenBasic: RequestHandler = (req, res, next) =>
+  express.urlencoded({ extended: false, limit: 4096 })(req, res, () => basicOnly(req, res, next));
+
 /** The origin a request came to: the issuer and the resource follow the host the person used (127.0.0.1 or localhost). */
 function originOf(req: Request): string {
   return `${req.protocol}://${req.get('host') ?? '127.0.0.1'}`;
@@ -47,14 +51,17 @@ function originOf(req: Request): string {
 export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
   const allowedHosts = options.allowedHosts ?? [];
   const allowedOrigins = options.allowedOrigins ?? [];
-  const issuer = (req: Request) => `${originOf(req)}${options.issuerPath}`;
+  const issuer = (req: Request, faults: readonly AuthFault[] = []) =>
+    `${originOf(req)}${options.issuerPath}${faultPath(faults)}`;
   const resource = (req: Request) => `${originOf(req)}${options.receiverPath}`;
-  const prmUrl = (req: Request) =>
-    `${originOf(req)}/.well-known/oauth-protected-resource${options.receiverPath}`;
-  const provider = new DemoAuthProvider({ consentPath: `${options.issuerPath}/consent` });
+  const prmUrl = (req: Request, faults: readonly AuthFault[] = []) =>
+    `${originOf(req)}/.well-known/oauth-protected-resource${options.receiverPath}${faults.length > 0 ? `?faults=${faults.join(',')}` : ''}`;
+  // Relative: it resolves under whichever issuer path (faulted or not) served the consent page.
+  const provider = new DemoAuthProvider({ consentPath: 'consent' });
 
   const asMetadata = (req: Request): OAuthMetadata => {
-    const base = issuer(req);
+    const faults = parseAuthFaults(req.params.faults);
+    const base = issuer(req, faults);
     return {
       issuer: base,
       authorization_endpoint: `${base}/authorize`,
@@ -62,18 +69,23 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
       registration_endpoint: `${base}/register`,
       response_types_supported: ['code'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
-      code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['client_secret_post', 'none'],
+      ...(faults.includes('no-s256') ? {} : { code_challenge_methods_supported: ['S256'] }),
+      token_endpoint_auth_methods_supported: faults.includes('basic-auth')
+        ? ['client_secret_basic']
+        : ['client_secret_post', 'none'],
       scopes_supported: [BASE_SCOPE, EXTRA_SCOPE, OFFLINE_SCOPE],
     };
   };
-  const prm = (req: Request): OAuthProtectedResourceMetadata => ({
-    resource: resource(req),
-    authorization_servers: [issuer(req)],
-    scopes_supported: [BASE_SCOPE, EXTRA_SCOPE],
-    bearer_methods_supported: ['header'],
-    resource_name: 'Taskscope demo receiver (OAuth)',
-  });
+  const prm = (req: Request): OAuthProtectedResourceMetadata => {
+    const faults = parseAuthFaults(req.query.faults);
+    return {
+      resource: faults.includes('resource-mismatch') ? 'https://elsewhere.example/mcp' : resource(req),
+      authorization_servers: [issuer(req, faults)],
+      scopes_supported: [BASE_SCOPE, EXTRA_SCOPE],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Taskscope demo receiver (OAuth)',
+    };
+  };
 
   const wellKnown = express.Router();
   const sendJson =
@@ -83,33 +95,50 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
     };
   wellKnown.get(`/.well-known/oauth-protected-resource${options.receiverPath}`, sendJson(prm));
   wellKnown.get(`/.well-known/oauth-authorization-server${options.issuerPath}`, sendJson(asMetadata));
+  wellKnown.get(
+    `/.well-known/oauth-authorization-server${options.issuerPath}/faults/:faults`,
+    sendJson(asMetadata),
+  );
 
-  const as = express.Router();
-  as.use(plainGuard({ allowedHosts, allowedOrigins, pages: 'local' }));
-  as.use('/authorize', authorizationHandler({ provider, rateLimit: false }));
-  as.use('/token', tokenHandler({ provider, rateLimit: false }));
-  as.use('/register', clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit: false }));
-  as.post('/consent', express.urlencoded({ extended: false, limit: 4096 }), (req, res) => {
+  // The same endpoints at the issuer and under each faulted issuer (…/faults/a,b).
+  const endpoints = express.Router({ mergeParams: true });
+  const faultsHere = (req: Request) => parseAuthFaults(req.params.faults);
+  endpoints.use('/authorize', authorizationHandler({ provider, rateLimit: false }));
+  endpoints.use(
+    '/token',
+    (req, res, next) => (faultsHere(req).includes('basic-auth') ? tokenBasic(req, res, next) : next()),
+    tokenHandler({ provider, rateLimit: false }),
+  );
+  endpoints.use(
+    '/register',
+    clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit: false }),
+  );
+  endpoints.post('/consent', express.urlencoded({ extended: false, limit: 4096 }), (req, res) => {
     const body = req.body as { id?: unknown; decision?: unknown };
+    const faults = faultsHere(req);
+    const iss = issuer(req, faults) + (faults.includes('issuer-mismatch') ? '/not-this-one' : '');
     const target =
-      typeof body.id === 'string'
-        ? provider.decide(body.id, body.decision === 'allow', issuer(req))
-        : undefined;
+      typeof body.id === 'string' ? provider.decide(body.id, body.decision === 'allow', iss) : undefined;
     if (!target)
       return sendPlain(res, 400, 'This sign-in has expired or was answered already: start again.\n');
     res.redirect(302, target);
   });
+  const as = express.Router();
+  as.use(plainGuard({ allowedHosts, allowedOrigins, pages: 'local' }));
+  as.use('/faults/:faults', endpoints);
+  as.use(endpoints);
 
   const inner = createDemoReceiver({ allowedHosts, allowedOrigins, cors: options.cors });
   const bearers = new Map<string, RequestHandler>();
   const bearerFor = (req: Request): RequestHandler => {
-    const key = originOf(req);
+    const faults = parseAuthFaults(req.query.faults);
+    const key = `${originOf(req)} ${faults.join(',')}`;
     let handler = bearers.get(key);
     if (!handler) {
       handler = requireBearerAuth({
         verifier: provider,
         requiredScopes: [BASE_SCOPE],
-        resourceMetadataUrl: prmUrl(req),
+        resourceMetadataUrl: faults.includes('no-resource-metadata') ? undefined : prmUrl(req, faults),
         expectedResource: new URL(resource(req)),
       });
       // Only allowed hosts get here, so this holds a handful at most.
@@ -154,11 +183,16 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
         .status(403)
         .set(
           'WWW-Authenticate',
-          `Bearer error="insufficient_scope", scope="${BASE_SCOPE} ${EXTRA_SCOPE}", resource_metadata="${prmUrl(req)}", error_description="${SCOPED_TOOL} needs ${EXTRA_SCOPE}"`,
+          `Bearer error="insufficient_scope", scope="${BASE_SCOPE} ${EXTRA_SCOPE}", resource_metadata="${prmUrl(req, parseAuthFaults(req.query.faults))}", error_description="${SCOPED_TOOL} needs ${EXTRA_SCOPE}"`,
         )
         .json({ error: 'insufficient_scope', error_description: `${SCOPED_TOOL} needs ${EXTRA_SCOPE}` });
     },
   );
+  // The auth faults are this receiver's: the demo receiver underneath must not read ?faults= as its own.
+  receiver.use((req, _res, next) => {
+    req.url = req.url.replace(/\?.*$/, '');
+    next();
+  });
   receiver.use(inner.router);
 
   return {
