@@ -10,13 +10,16 @@ import { consent, startDemoAuth, type DemoAuthServer } from '../helpers/demo-aut
 const REDIRECT = 'http://127.0.0.1:5173/oauth/callback';
 
 /** The JSON-RPC methods a fetch sent, in order (what reached the receiver's door). */
-function countingFetch(methods: string[]): typeof fetch {
+function countingFetch(methods: string[], statuses: number[] = []): typeof fetch {
   return async (input, init) => {
     if (typeof init?.body === 'string') {
       const body = JSON.parse(init.body) as { method?: string };
       if (body.method) methods.push(body.method);
     }
-    return fetch(input, init);
+    const response = await fetch(input, init);
+    // The POSTs only: the notification stream's GETs come and go on their own.
+    if (typeof init?.body === 'string') statuses.push(response.status);
+    return response;
   };
 }
 
@@ -39,8 +42,8 @@ describe('signing in to the OAuth demo receiver', () => {
     await server.close();
   });
 
-  async function signIn(auth: AuthClient, methods: string[] = []) {
-    const fetchFn = auth.wrap(countingFetch(methods));
+  async function signIn(auth: AuthClient, methods: string[] = [], statuses: number[] = []) {
+    const fetchFn = auth.wrap(countingFetch(methods, statuses));
     const refused = await openSession({ url: server.receiverUrl, fetch: fetchFn }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(HttpStatusError);
     expect((refused as HttpStatusError).status).toBe(401);
@@ -97,6 +100,31 @@ describe('signing in to the OAuth demo receiver', () => {
     // Each ping went once with the dead token and once after the refresh: six at the door, three answered.
     expect(methods.slice(before).filter((m) => m === 'ping').length).toBeLessThanOrEqual(6);
     expect(auth.view().status).toBe('signed-in');
+    await session.close();
+  });
+
+  it('refreshes ahead of expiry on its clock, so the request after it meets no 401', async () => {
+    let clock = Date.now();
+    const statuses: number[] = [];
+    const auth = new AuthClient({
+      receiverUrl: server.receiverUrl,
+      redirectUri: REDIRECT,
+      fetch,
+      now: () => clock,
+    });
+    const session = await signIn(auth, [], statuses);
+    const expiresAt = auth.view().expiresAt!;
+    // 5 s before the end: inside the refresh margin, and the server still takes the old token.
+    clock = expiresAt - 5_000;
+    const before = statuses.length;
+    await session.request('ping');
+    expect(statuses.slice(before)).toEqual([200]);
+    expect(auth.view().steps.filter((s) => s.kind === 'refresh')).toHaveLength(1);
+    expect(auth.view().expiresAt).toBe(clock + 60_000);
+    // Well before the margin nothing is refreshed.
+    clock += 1_000;
+    await session.request('ping');
+    expect(auth.view().steps.filter((s) => s.kind === 'refresh')).toHaveLength(1);
     await session.close();
   });
 
