@@ -9,7 +9,16 @@ import { useNow } from '../state/clock';
 import { formatCountdown, formatMs } from '../format/time';
 import type { AuthStep, AuthView, ClientKind } from '../mcp';
 import { connect } from './actions';
-import { prepareSignIn, setAuthChoice, signIn, signOut, useSignIn, authChoiceFor } from './auth-actions';
+import {
+  authChoiceFor,
+  prepareSignIn,
+  rememberSignIn,
+  setAuthChoice,
+  signIn,
+  signOut,
+  useSignIn,
+} from './auth-actions';
+import { isSignInRemembered, REMEMBER_SIGN_IN_WARNING } from './remembered-sign-ins';
 
 const statusLook: Record<AuthView['status'], { tone: Tone; text: string }> = {
   none: { tone: 'neutral', text: 'signed out' },
@@ -121,6 +130,25 @@ function ClientChoice({ url }: { url: string }) {
   );
 }
 
+function RememberBox({ url }: { url: string }) {
+  useSignIn((s) => s.rememberTick);
+  const on = isSignInRemembered(url);
+  return (
+    <div>
+      <label className="flex items-center gap-1.5">
+        <input
+          type="checkbox"
+          checked={on}
+          onChange={(e) => void rememberSignIn(e.target.checked)}
+          data-testid="auth-remember"
+        />
+        Remember sign-in
+      </label>
+      {on && <p className="text-amber-800 dark:text-amber-300">{REMEMBER_SIGN_IN_WARNING}</p>}
+    </div>
+  );
+}
+
 function AuthBody({ auth, url }: { auth: AuthView; url: string }) {
   const blockedUrl = useSignIn((s) => s.blockedUrl);
   const look = statusLook[auth.status];
@@ -196,6 +224,7 @@ function AuthBody({ auth, url }: { auth: AuthView; url: string }) {
           Sign out
         </Button>
       )}
+      <RememberBox url={url} />
       <ClientChoice url={url} />
       {auth.steps.length > 0 && (
         <details data-testid="auth-steps">

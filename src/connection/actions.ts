@@ -14,6 +14,7 @@ import { fetchRelayRoute } from './relay-route';
 import { closeStdio, openStdioRoute, stdioNameOf, stdioPageHiding } from './stdio-route';
 import { eraChoice } from './era-choice';
 import { authChoiceFor, callbackUri } from './auth-actions';
+import { isSignInRemembered, rememberedSignIn } from './remembered-sign-ins';
 
 /** A URL only if it is http(s); one typed without a scheme gets one (see receiver-url.ts). */
 export function parseReceiverUrl(raw: string): URL | null {
@@ -161,7 +162,14 @@ export async function connect(
     preserve: preserveLog,
     era: eraChoice(href),
     // A stdio server has no HTTP to sign in over.
-    auth: stdio ? undefined : { redirectUri: callbackUri(), choice: authChoiceFor(href) },
+    auth: stdio
+      ? undefined
+      : {
+          redirectUri: callbackUri(),
+          choice: authChoiceFor(href),
+          remember: isSignInRemembered(href),
+          remembered: rememberedSignIn(href),
+        },
   });
 }
 

@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import { getEngine } from '../bridge/engine-bridge';
 import type { AuthCallback, AuthClientChoice } from '../mcp';
 import { useConnection } from '../state/connection';
+import { setSignInRemembered } from './remembered-sign-ins';
 
 /** Taskscope's own redirect URI: the page at this path hands the code over and closes. */
 export const CALLBACK_PATH = '/oauth/callback';
@@ -17,9 +18,11 @@ interface SignInState {
   choices: Record<string, AuthClientChoice>;
   /** window.open gave nothing (a blocker): the page offers the sign-in page as a link instead. */
   blockedUrl?: string;
+  /** Bumped when "Remember sign-in" changes, so the box re-reads storage. */
+  rememberTick: number;
 }
 
-export const useSignIn = create<SignInState>()(() => ({ choices: {} }));
+export const useSignIn = create<SignInState>()(() => ({ choices: {}, rememberTick: 0 }));
 
 export function authChoiceFor(url: string): AuthClientChoice | undefined {
   return useSignIn.getState().choices[url];
@@ -93,4 +96,11 @@ export async function signOut(): Promise<void> {
   for (const stop of listening.values()) stop();
   useSignIn.setState({ blockedUrl: undefined });
   await getEngine().request({ type: 'signOut' });
+}
+
+/** "Remember sign-in" for the current receiver: the engine sends the sign-in (or null) to store from now on. */
+export async function rememberSignIn(on: boolean): Promise<void> {
+  setSignInRemembered(useConnection.getState().url, on);
+  useSignIn.setState((s) => ({ rememberTick: s.rememberTick + 1 }));
+  await getEngine().request({ type: 'rememberSignIn', on });
 }

@@ -137,6 +137,12 @@ export class EngineHost {
       case 'signOut':
         conn?.auth?.signOut();
         return null;
+      case 'rememberSignIn':
+        if (conn) {
+          conn.rememberSignIn = command.on;
+          this.news(conn, { rememberedSignIn: command.on ? (conn.auth?.remembered() ?? null) : null });
+        }
+        return null;
       case 'disconnect':
         this.connectSeq++;
         await this.closeCurrent(command.end !== false);
@@ -339,8 +345,14 @@ export class EngineHost {
       while (this.auths.size > MAX_SIGN_INS) this.auths.delete(this.auths.keys().next().value as string);
     }
     auth.useFetch(direct);
-    auth.onChange = (view) => this.news(conn, { auth: view });
+    conn.rememberSignIn = wanted.remember === true;
+    auth.onChange = (view) =>
+      this.news(conn, {
+        auth: view,
+        ...(conn.rememberSignIn ? { rememberedSignIn: auth.remembered() ?? null } : {}),
+      });
     conn.auth = auth;
+    if (wanted.remembered && !auth.signedIn) auth.restore(wanted.remembered);
     if (auth.view().status !== 'none') this.news(conn, { auth: auth.view() });
     return auth.wrap(direct);
   }

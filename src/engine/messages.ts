@@ -7,6 +7,7 @@ import type {
   AuthCallback,
   AuthClientChoice,
   AuthView,
+  RememberedSignIn,
   ClassifiedError,
   Detection,
   Era,
@@ -50,7 +51,14 @@ export type Command =
       /** The protocol generation: found out (auto, the default) or forced by the person. */
       era?: EraChoice;
       /** Sign in when the receiver answers 401 with a Bearer challenge: Taskscope's callback and the client to use. */
-      auth?: { redirectUri: string; choice?: AuthClientChoice };
+      auth?: {
+        redirectUri: string;
+        choice?: AuthClientChoice;
+        /** "Remember sign-in" is ticked for this receiver: the sign-in comes back in news to be stored. */
+        remember?: boolean;
+        /** The sign-in this browser remembered for this receiver, to take up instead of signing in again. */
+        remembered?: RememberedSignIn;
+      };
     }
   /** The authorization callback came back (popup or another tab): finish the sign-in, then connect. */
   | { type: 'authCallback'; callback: AuthCallback }
@@ -58,6 +66,8 @@ export type Command =
   | { type: 'signIn' }
   /** Forget the tokens of the current receiver. */
   | { type: 'signOut' }
+  /** "Remember sign-in" ticked or not for the current receiver. */
+  | { type: 'rememberSignIn'; on: boolean }
   /** `end` false: close without ending the session on the receiver (no DELETE). */
   | { type: 'disconnect'; end?: boolean }
   | { type: 'preserve'; on: boolean }
@@ -122,6 +132,7 @@ export interface Replies {
   authCallback: boolean;
   signIn: null;
   signOut: null;
+  rememberSignIn: null;
   disconnect: null;
   preserve: null;
   clearHistory: string[];
@@ -234,6 +245,8 @@ export interface ConnectionNews {
   check?: ActiveCheckState;
   /** The receiver's sign-in: status, server, client, scopes, expiry and the steps (never a secret). */
   auth?: AuthView;
+  /** Only with "Remember sign-in" ticked: the sign-in to store (null: forget the stored one). */
+  rememberedSignIn?: RememberedSignIn | null;
 }
 
 export interface ListStatus {

@@ -35,6 +35,17 @@ async function everythingStored(page: Page): Promise<string> {
   });
 }
 
+/** What a person does: Sign in, Allow in the popup, and the popup closes itself. */
+async function signInViaPopup(page: Page): Promise<void> {
+  await expect(page.getByTestId('auth-status')).toHaveText('sign-in needed');
+  const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('auth-sign-in').click()]);
+  await expect(popup.getByRole('heading')).toHaveText('Taskscope demo authorization server');
+  await popup.getByRole('button', { name: 'Allow' }).click();
+  await popup.waitForEvent('close');
+  await expect(page.getByTestId('auth-status')).toHaveText('signed in');
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+}
+
 test('sign in through the popup, run a task to its result, no secret kept anywhere, sign out', async ({
   page,
   context,
@@ -98,4 +109,21 @@ test('sign in through the popup, run a task to its result, no secret kept anywhe
   await page.keyboard.press('Escape');
   await page.getByTestId('auth-sign-out').click();
   await expect(page.getByTestId('auth-status')).toHaveText('signed out');
+});
+
+test('a reload forgets the sign-in, unless "Remember sign-in" is ticked', async ({ page }) => {
+  await page.goto('/?server=/demo/mcp-auth');
+  await signInViaPopup(page);
+  await page.reload();
+  await signInViaPopup(page);
+
+  await page.getByTestId('auth-remember').check();
+  await expect(page.getByTestId('auth-card')).toContainText('stored unencrypted');
+  await page.reload();
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(page.getByTestId('auth-status')).toHaveText('signed in');
+  await expect(page.getByTestId('auth-remember')).toBeChecked();
+
+  await page.getByTestId('auth-remember').uncheck();
+  expect(await page.evaluate(() => localStorage.getItem('taskscope.rememberedSignIns'))).toBeNull();
 });

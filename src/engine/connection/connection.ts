@@ -48,6 +48,8 @@ export interface Connection {
   stop: () => void;
   /** The receiver's sign-in, when it asked for one (kept by the host per receiver, in memory). */
   auth?: AuthClient;
+  /** "Remember sign-in": every change of the sign-in goes to the page to be stored. */
+  rememberSignIn?: boolean;
   /** Questions history had still waiting: answerable again if the session they were asked in is resumed. */
   waitingFromHistory: InboxRequest[];
 }

@@ -16,6 +16,7 @@ import type {
   AuthStepKind,
   AuthView,
   ClientKind,
+  RememberedSignIn,
 } from './types';
 
 /** Refresh this long before the token runs out, so a poll never goes with a token about to die. */
@@ -413,6 +414,49 @@ export class AuthClient {
       this.fail('refresh', error);
       return false;
     }
+  }
+
+  /** The sign-in as "Remember sign-in" keeps it; undefined when not signed in. */
+  remembered(): RememberedSignIn | undefined {
+    const grant = this.grant;
+    if (!grant) return undefined;
+    return {
+      version: 1,
+      receiverUrl: this.options.receiverUrl,
+      issuer: grant.discovered.metadata?.issuer ?? grant.discovered.authorizationServerUrl,
+      grant: { ...grant, kind: this.clients.get(grant.discovered.authorizationServerUrl)?.kind },
+    };
+  }
+
+  /**
+   * Takes up a remembered sign-in (from this browser's storage, so checked for shape): signed in at once; an
+   * expired token is refreshed on the first request, and a refused refresh asks for a new sign-in.
+   */
+  restore(remembered: RememberedSignIn): boolean {
+    const grant = remembered.grant as Partial<Grant & { kind: ClientKind }> | undefined;
+    const ok =
+      remembered.version === 1 &&
+      remembered.receiverUrl === this.options.receiverUrl &&
+      typeof grant?.tokens?.access_token === 'string' &&
+      typeof grant.discovered?.authorizationServerUrl === 'string' &&
+      typeof grant.discovered.resource === 'string' &&
+      typeof grant.client?.client_id === 'string';
+    if (!ok || this.grant) return false;
+    const full = grant as Grant & { kind?: ClientKind };
+    this.grant = {
+      tokens: full.tokens,
+      discovered: full.discovered,
+      client: full.client,
+      expiresAt: full.expiresAt,
+    };
+    this.clients.set(full.discovered.authorizationServerUrl, {
+      info: full.client,
+      kind: full.kind ?? 'dynamic',
+    });
+    this.status = 'signed-in';
+    this.step('token', true, `Signed in from the sign-in remembered in this browser (${remembered.issuer})`);
+    this.changed();
+    return true;
   }
 
   /** Forgets the tokens and the pending sign-in; the clients registered stay (they hold no secret of ours). */

@@ -79,3 +79,14 @@ export interface AuthCallback {
   error?: string;
   errorDescription?: string;
 }
+
+/**
+ * A sign-in kept across reloads, only when the person ticked "Remember sign-in": the tokens, and what they
+ * were granted by (the authorization server's metadata, the client), so a refresh needs no discovery.
+ */
+export interface RememberedSignIn {
+  version: 1;
+  receiverUrl: string;
+  issuer: string;
+  grant: unknown;
+}
