@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import express, { type Request } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenOnLoopback, type Listening } from '../../src/devserver/http-server';
-import { AuthClient } from '../../src/mcp/auth/auth-client';
+import { AuthClient, MAX_STEP_UPS } from '../../src/mcp/auth/auth-client';
 import type { AuthView } from '../../src/mcp/auth/types';
 
 const REDIRECT = 'http://127.0.0.1:5173/oauth/callback';
@@ -17,6 +17,7 @@ type Layout = 'challenge-url' | 'path-aware' | 'root' | 'oidc-only' | '2025-03-2
 async function startLayout(
   layout: Layout,
   scopesSupported?: string[],
+  { insufficient = false }: { insufficient?: boolean } = {},
 ): Promise<Listening & { seen: string[] }> {
   const app = express();
   const seen: string[] = [];
@@ -30,6 +31,12 @@ async function startLayout(
   });
   app.post('/mcp', (req, res) => {
     const token = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1];
+    // insufficient: a receiver that asks for more scope whatever it was granted.
+    if (token && tokens.has(token) && insufficient)
+      return res
+        .status(403)
+        .set('WWW-Authenticate', 'Bearer error="insufficient_scope", scope="admin"')
+        .end();
     if (token && tokens.has(token)) return res.json({ jsonrpc: '2.0', id: 1, result: {} });
     const prm = `${origin(req)}/custom/prm.json`;
     res
@@ -104,26 +111,30 @@ function settled(auth: AuthClient): Promise<AuthView> {
   });
 }
 
+/** The person at the authorization page: this server answers at once, so following its redirect is the callback. */
+async function authorize(auth: AuthClient, view: AuthView): Promise<boolean> {
+  const answer = await fetch(view.authorizationUrl!, { redirect: 'manual' });
+  const back = new URL(answer.headers.get('location')!);
+  return auth.finish({ state: back.searchParams.get('state')!, code: back.searchParams.get('code')! });
+}
+
+const PING = { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' };
+
 async function signInAt(
   server: Listening,
-): Promise<{ auth: AuthClient; view: AuthView; authorizationUrl: URL }> {
+  { check = true }: { check?: boolean } = {},
+): Promise<{ auth: AuthClient; view: AuthView; authorizationUrl: URL; call: () => Promise<Response> }> {
   const url = `${server.url}/mcp`;
   const auth = new AuthClient({ receiverUrl: url, redirectUri: REDIRECT, fetch });
   const post = auth.wrap(fetch);
-  const call = () => post(url, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+  const call = () => post(url, PING);
   expect((await call()).status).toBe(401);
   const view = await settled(auth);
   if (view.status !== 'sign-in-needed') throw new Error(`${view.status}: ${view.error}`);
   const authorizationUrl = new URL(view.authorizationUrl!);
-  const answer = await fetch(authorizationUrl, { redirect: 'manual' });
-  const back = new URL(answer.headers.get('location')!);
-  const ok = await auth.finish({
-    state: back.searchParams.get('state')!,
-    code: back.searchParams.get('code')!,
-  });
-  expect(ok, auth.view().error).toBe(true);
-  expect((await call()).status).toBe(200);
-  return { auth, view: auth.view(), authorizationUrl };
+  expect(await authorize(auth, view), auth.view().error).toBe(true);
+  if (check) expect((await call()).status).toBe(200);
+  return { auth, view: auth.view(), authorizationUrl, call };
 }
 
 describe('metadata layouts', () => {
@@ -194,5 +205,28 @@ describe('metadata layouts', () => {
     expect(second.authorizationUrl.searchParams.get('resource')).toBe(`${server.url}/mcp`);
     expect(second.authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
     expect(second.authorizationUrl.searchParams.get('state')).toBeTruthy();
+  });
+
+  it('step-up: once per request, and given up after the limit when the receiver keeps asking', async () => {
+    server = await startLayout('path-aware', undefined, { insufficient: true });
+    const { auth, call } = await signInAt(server, { check: false });
+    for (let round = 1; round <= MAX_STEP_UPS; round++) {
+      const waiting = call();
+      const asked = await new Promise<AuthView>((resolve) => {
+        auth.onChange = (view) => {
+          if (view.status === 'step-up-needed') resolve(view);
+        };
+      });
+      // The union of what was granted and what is asked for.
+      expect(new URL(asked.authorizationUrl!).searchParams.get('scope')).toBe('admin');
+      expect(await authorize(auth, asked)).toBe(true);
+      // Asked again after the step-up: this request goes on with the 403, no second step-up for it.
+      expect((await waiting).status).toBe(403);
+    }
+    expect((await call()).status).toBe(403);
+    const view = auth.view();
+    expect(view.status).toBe('failed');
+    expect(view.error).toContain(`after ${MAX_STEP_UPS} step-ups`);
+    expect(view.steps.filter((s) => s.kind === 'step-up' && s.ok)).toHaveLength(MAX_STEP_UPS);
   });
 });
