@@ -127,3 +127,26 @@ test('a reload forgets the sign-in, unless "Remember sign-in" is ticked', async 
   await page.getByTestId('auth-remember').uncheck();
   expect(await page.evaluate(() => localStorage.getItem('taskscope.rememberedSignIns'))).toBeNull();
 });
+
+test('a tool that needs more scope: sign in again (step-up), and the call goes on to its result', async ({
+  page,
+}) => {
+  await page.goto('/?server=/demo/mcp-auth');
+  await signInViaPopup(page);
+  await page.getByTestId('tool-flaky_job').click();
+  const form = page.getByTestId('run-form');
+  await form.locator('#arg-failAfterMs').fill('300');
+  await form.locator('#arg-reason').fill('scoped');
+  await form.getByRole('button', { name: 'Run as task' }).click();
+  await expect(page.getByTestId('auth-status')).toHaveText('more scope asked');
+  const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('auth-sign-in').click()]);
+  // The union of what was granted and what the 403 asked for.
+  await expect(popup.locator('li')).toHaveCount(3);
+  await expect(popup.locator('ul')).toContainText('tools:flaky');
+  await popup.getByRole('button', { name: 'Allow' }).click();
+  await popup.waitForEvent('close');
+  await expect(page.getByTestId('auth-scopes')).toContainText('tools:flaky');
+  await expect(page.getByTestId('task-detail').getByTestId('result')).toContainText(
+    'flaky_job failed: scoped',
+  );
+});
