@@ -1,12 +1,5 @@
 import { create } from 'zustand';
-import type {
-  AuthView,
-  ClassifiedError,
-  Detection,
-  Era,
-  ServerDescription,
-  ServerTaskSupport,
-} from '../mcp';
+import type { AuthView, ClassifiedError, Detection, Era, ServerDescription, ServerTaskSupport } from '../mcp';
 import type { HistoryNews } from '../engine/messages';
 
 /**

@@ -33,13 +33,10 @@ export function basicOnly(req: Request, res: Response, next: NextFunction): void
   const header = req.headers.authorization ?? '';
   const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header);
   if (!match) {
-    res
-      .status(401)
-      .set('WWW-Authenticate', 'Basic realm="demo"')
-      .json({
-        error: 'invalid_client',
-        error_description: 'This token endpoint takes client_secret_basic only',
-      });
+    res.status(401).set('WWW-Authenticate', 'Basic realm="demo"').json({
+      error: 'invalid_client',
+      error_description: 'This token endpoint takes client_secret_basic only',
+    });
     return;
   }
   const decoded = Buffer.from(match[1] ?? '', 'base64').toString();
