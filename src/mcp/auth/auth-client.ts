@@ -1,12 +1,14 @@
 import {
   exchangeAuthorization,
-  extractWWWAuthenticateParams,
   refreshAuthorization,
-  registerClient,
   startAuthorization,
 } from '@modelcontextprotocol/sdk/client/auth.js';
+import { readChallenge } from './challenge';
+import { chooseClient } from './client-identity';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { AuthFailure, discover, type Challenge, type Discovered } from './discovery';
+
+export { readChallenge } from './challenge';
 import { recordingFetch } from './exchanges';
 import type {
   AuthCallback,
@@ -253,49 +255,12 @@ export class AuthClient {
     const key = discovered.authorizationServerUrl;
     const known = this.clients.get(key);
     if (known) return known.info;
-    const choice = this.options.choice ?? {};
-    let info: OAuthClientInformationMixed;
-    let kind: ClientKind;
-    if (choice.clientId) {
-      info = {
-        client_id: choice.clientId,
-        ...(choice.clientSecret ? { client_secret: choice.clientSecret } : {}),
-      };
-      kind = 'pre-registered';
-      this.step(
-        'client',
-        true,
-        `Pre-registered client ${choice.clientId}${choice.clientSecret ? ' with a secret' : ''}`,
-        { spec: 'MCP authorization, Client Registration' },
-      );
-    } else if (choice.clientMetadataUrl && discovered.metadata?.client_id_metadata_document_supported) {
-      info = { client_id: choice.clientMetadataUrl };
-      kind = 'metadata-document';
-      this.step('client', true, `Client ID Metadata Document ${choice.clientMetadataUrl}`, {
-        spec: 'MCP authorization, Client ID Metadata Documents',
-      });
-    } else {
-      if (discovered.metadata && !discovered.metadata.registration_endpoint)
-        throw new AuthFailure(
-          'The authorization server offers no dynamic registration: enter a pre-registered client id',
-          'RFC 7591 §3',
-        );
-      const registered = await registerClient(discovered.authorizationServerUrl, {
-        metadata: discovered.metadata,
-        clientMetadata: {
-          client_name: 'Taskscope',
-          redirect_uris: [this.options.redirectUri],
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-          token_endpoint_auth_method: 'none',
-        },
-        scope: discovered.scope,
-        fetchFn: this.flowFetch,
-      });
-      info = registered;
-      kind = 'dynamic';
-      this.step('client', true, `Registered as ${registered.client_id}`, { spec: 'RFC 7591 §3' });
-    }
+    const { info, kind, summary, spec } = await chooseClient(discovered, {
+      choice: this.options.choice ?? {},
+      redirectUri: this.options.redirectUri,
+      fetchFn: this.flowFetch,
+    });
+    this.step('client', true, summary, { spec });
     this.clients.set(key, { info, kind });
     return info;
   }
@@ -522,8 +487,9 @@ export class AuthClient {
           ) {
             refreshed = true;
             if (await this.refresh()) continue;
-          } else if (token && token !== this.grant?.tokens.access_token && this.grant) {
-            // Another request refreshed meanwhile: this one goes again with the new token.
+          } else if (token && !refreshed && token !== this.grant?.tokens.access_token && this.grant) {
+            // Another request refreshed meanwhile: this one goes again (once) with the new token.
+            refreshed = true;
             continue;
           }
           if (!challenge) return response;
@@ -562,15 +528,4 @@ export class AuthClient {
       }
     };
   }
-}
-
-/** The Bearer challenge of a 401 or 403, when the response carries one. */
-export function readChallenge(response: Response): Challenge | undefined {
-  if (!/^\s*bearer\b/i.test(response.headers.get('www-authenticate') ?? '')) return undefined;
-  const params = extractWWWAuthenticateParams(response);
-  return {
-    resourceMetadataUrl: params.resourceMetadataUrl?.href,
-    scope: params.scope,
-    error: params.error,
-  };
 }
