@@ -351,6 +351,21 @@ export class EngineHost {
         auth: view,
         ...(conn.rememberSignIn ? { rememberedSignIn: auth.remembered() ?? null } : {}),
       });
+    auth.onExchange = (exchange) =>
+      conn.tap.record(
+        'out',
+        {
+          method: 'oauth',
+          request: { method: exchange.method, url: exchange.url, body: exchange.requestBody },
+          response: {
+            status: exchange.status,
+            error: exchange.error,
+            body: exchange.responseBody,
+            ms: exchange.ms,
+          },
+        },
+        { kind: 'auth', httpStatus: exchange.status },
+      );
     conn.auth = auth;
     if (wanted.remembered && !auth.signedIn) auth.restore(wanted.remembered);
     if (auth.view().status !== 'none') this.news(conn, { auth: auth.view() });

@@ -94,6 +94,13 @@ test('sign in through the popup, run a task to its result, no secret kept anywhe
   await page.getByTestId('auth-steps').locator(':scope > summary').click();
   await expect(page.getByTestId('auth-step')).toHaveCount(7);
 
+  // The flow's own exchanges are traffic of their own kind (redacted like the steps).
+  await page.getByRole('button', { name: /^Traffic/ }).click();
+  await page.getByTestId('traffic-kind').selectOption('auth');
+  const signInRows = page.getByTestId('traffic-drawer').getByTestId('traffic-row');
+  await expect(signInRows).toHaveCount(4);
+  await expect(signInRows.first()).toContainText('oauth · sign-in');
+
   expect(secrets.size).toBeGreaterThanOrEqual(4);
   const stored = await everythingStored(page);
   const trace = await exported(page, 'export-trace');

@@ -69,6 +69,8 @@ function randomState(): string {
  */
 export class AuthClient {
   onChange?: (view: AuthView) => void;
+  /** Each HTTP exchange of the flow as it ends (redacted): the traffic panel shows them as sign-in traffic. */
+  onExchange?: (exchange: AuthExchange) => void;
   private status: AuthView['status'] = 'none';
   private error: string | undefined;
   private steps: AuthStep[] = [];
@@ -93,6 +95,7 @@ export class AuthClient {
       (input, init) => this.base(input, init),
       () => this.exchanges,
       this.now,
+      (exchange) => this.onExchange?.(exchange),
     );
   }
 

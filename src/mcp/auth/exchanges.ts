@@ -24,6 +24,7 @@ export function recordingFetch(
   base: typeof fetch,
   sink: () => AuthExchange[],
   now: () => number = Date.now,
+  done?: (exchange: AuthExchange) => void,
 ): typeof fetch {
   return async (input, init) => {
     const startedAt = now();
@@ -62,6 +63,7 @@ export function recordingFetch(
     } finally {
       clearTimeout(timer);
       entry.ms = now() - startedAt;
+      done?.(entry);
     }
   };
 }
