@@ -1,5 +1,4 @@
 import {
-  AuthClient,
   type AuthCallback,
   openSession,
   type ReceiverSession,
@@ -27,11 +26,11 @@ import { HistoryLink } from './history/link';
 import { stillAway, type ConnectCommand, type Connection } from './connection/connection';
 import { openConnection, takeTaskParts } from './connection/open';
 import { OutageRecovery } from './connection/outage';
+import { SignIns } from './connection/sign-ins';
 import { callPlain, resend, runTool } from './calls';
 import { CheckRunner } from './active-check/runner';
 import type { FromEngine } from './messages';
 
-const MAX_SIGN_INS = 16;
 const SIGN_IN_MESSAGE =
   'The receiver asks you to sign in (HTTP 401 with a Bearer challenge): use Sign in on the receiver card.';
 import { ReplayHost } from './trace/replay-host';
@@ -66,8 +65,7 @@ export class EngineHost {
   private readonly replays: ReplayHost;
   /** The last session this engine ended per receiver: its live tasks are asked about in the next one. */
   private readonly endedSessions = new Map<string, string>();
-  /** Sign-ins per receiver URL, in this Worker's memory only. */
-  private readonly auths = new Map<string, AuthClient>();
+  private readonly signIns = new SignIns();
   /** The report card's active check, one at a time (active-check.ts). */
   private readonly checks = new CheckRunner();
   /** Failed attempts, lost sessions and a receiver gone away, each waited out with backoff (outage.ts). */
@@ -320,56 +318,7 @@ export class EngineHost {
     const base = this.options.fetch ?? globalThis.fetch.bind(globalThis);
     if (conn.command.stdio) return stdioFetch(base, conn.command.stdio);
     const direct = conn.command.relay ? relayFetch(base, conn.command.relay) : base;
-    return this.authFor(conn, direct);
-  }
-
-  /**
-   * The receiver's sign-in, kept per receiver for as long as this tab lives (a reconnect keeps it), and the
-   * fetch that puts its token on every request. Its own requests go the receiver's way (direct or relay).
-   */
-  private authFor(conn: Connection, direct: typeof fetch): typeof fetch {
-    const wanted = conn.command.auth;
-    if (!wanted) return direct;
-    const url = conn.command.url;
-    let auth = this.auths.get(url);
-    if (!auth?.fits(wanted.redirectUri, wanted.choice)) {
-      auth = new AuthClient({
-        receiverUrl: url,
-        redirectUri: wanted.redirectUri,
-        choice: wanted.choice,
-        fetch: direct,
-      });
-      this.auths.delete(url);
-      this.auths.set(url, auth);
-      // A tab signs in to a handful of receivers; the oldest sign-in goes past this many.
-      while (this.auths.size > MAX_SIGN_INS) this.auths.delete(this.auths.keys().next().value as string);
-    }
-    auth.useFetch(direct);
-    conn.rememberSignIn = wanted.remember === true;
-    auth.onChange = (view) =>
-      this.news(conn, {
-        auth: view,
-        ...(conn.rememberSignIn ? { rememberedSignIn: auth.remembered() ?? null } : {}),
-      });
-    auth.onExchange = (exchange) =>
-      conn.tap.record(
-        'out',
-        {
-          method: 'oauth',
-          request: { method: exchange.method, url: exchange.url, body: exchange.requestBody },
-          response: {
-            status: exchange.status,
-            error: exchange.error,
-            body: exchange.responseBody,
-            ms: exchange.ms,
-          },
-        },
-        { kind: 'auth', httpStatus: exchange.status },
-      );
-    conn.auth = auth;
-    if (wanted.remembered && !auth.signedIn) auth.restore(wanted.remembered);
-    if (auth.view().status !== 'none') this.news(conn, { auth: auth.view() });
-    return auth.wrap(direct);
+    return this.signIns.fetchFor(conn, direct, (news) => this.news(conn, news));
   }
 
   /** The person signed in: with a token, the connection that was refused tries again at once. */
