@@ -83,7 +83,13 @@ export function signIn(): void {
   const { auth } = useConnection.getState();
   if (!auth?.authorizationUrl || !auth.state) return;
   listenFor(auth.state);
-  const popup = window.open(auth.authorizationUrl, 'taskscope-sign-in', 'popup,width=520,height=720');
+  // Opened blank (our origin) first, so its opener can be cut before the authorization server's page loads:
+  // that page comes from metadata the receiver controls and must not be able to navigate this tab.
+  const popup = window.open('about:blank', 'taskscope-sign-in', 'popup,width=520,height=720');
+  if (popup) {
+    popup.opener = null;
+    popup.location.href = auth.authorizationUrl;
+  }
   useSignIn.setState({ blockedUrl: popup ? undefined : auth.authorizationUrl });
 }
 
