@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AuthView } from '../../src/mcp';
+import type { AuthView, RememberedSignIn } from '../../src/mcp';
 import { consent, startDemoAuth, type DemoAuthServer } from '../helpers/demo-auth';
 import { engineOverChannel } from '../helpers/engine-channel';
 import { waitFor } from '../helpers/wait';
@@ -59,5 +59,36 @@ describe('signing in through the engine', () => {
 
     await bridge.request({ type: 'signOut' });
     await waitFor(() => lastAuth(engine!)?.status === 'none', 5_000);
+  });
+
+  it('"Remember sign-in": the sign-in comes to the page to store, and a new engine (a reload) takes it up', async () => {
+    server = await startDemoAuth();
+    engine = engineOverChannel();
+    const connect = (e: NonNullable<typeof engine>, remembered?: RememberedSignIn) =>
+      e.bridge.request({
+        type: 'connect',
+        connectionId: 1,
+        url: server!.receiverUrl,
+        headers: {},
+        settings,
+        auth: { redirectUri: REDIRECT, remember: true, remembered },
+      });
+    await connect(engine);
+    await waitFor(() => lastAuth(engine!)?.status === 'sign-in-needed', 10_000);
+    await engine.bridge.request({ type: 'authCallback', callback: await consent(lastAuth(engine)!) });
+    await waitFor(() => engine!.health()?.status === 'connected', 10_000);
+    const stored = engine.batches.findLast((b) => b.connection?.rememberedSignIn)?.connection
+      ?.rememberedSignIn;
+    expect(stored?.receiverUrl).toBe(server.receiverUrl);
+    expect(stored?.issuer).toBe(`${server.url}/demo/auth`);
+    await engine.close();
+
+    engine = engineOverChannel();
+    const reconnected = await connect(engine, stored!);
+    expect(reconnected.ok).toBe(true);
+    expect(lastAuth(engine)?.status).toBe('signed-in');
+    // Signing out tells the page to forget what it stored.
+    await engine.bridge.request({ type: 'signOut' });
+    await waitFor(() => engine!.batches.some((b) => b.connection?.rememberedSignIn === null), 5_000);
   });
 });
