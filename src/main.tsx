@@ -11,29 +11,36 @@ import { getEngine } from './bridge/engine-bridge';
 import { connect, initialHeaders, initialServerUrl, pageHiding } from './connection/actions';
 import { initialReplaySpeed, initialTraceUrl, openTraceUrl } from './trace/open-trace';
 import { syncAddress } from './app/address';
+import { handleOAuthCallback, isOAuthCallback } from './app/oauth-callback';
 
-applyTheme();
-useSelection.setState({ selection: initialSelection() });
-wireEngine(getEngine(), queryClient);
-// Connecting is an action, not an effect: it runs once per page load, whatever React does with effects.
-// A reload takes up this tab's session again, so its tasks stay live and ?task= links keep working.
-// ?trace= replays a recording (from this origin only) instead: then no receiver is contacted at all.
-const traceUrl = initialTraceUrl();
-const serverUrl = initialServerUrl();
-// The address follows what is on screen from here on (the receiver, the task open, the trace).
-syncAddress();
-if (traceUrl !== null) void openTraceUrl(traceUrl, initialReplaySpeed(), true);
-else void connect(serverUrl, initialHeaders(serverUrl), { resume: true, keepSelection: true });
-// The session is not ended here (only Disconnect sends DELETE): a reload resumes it, and receivers expire
-// idle ones. What history has pending is written now.
-window.addEventListener('pagehide', pageHiding);
+// The redirect URI of a sign-in: it hands the code to the page that asked and closes; nothing else starts.
+if (isOAuthCallback()) handleOAuthCallback();
+else boot();
 
-const root = document.getElementById('root');
-if (!root) throw new Error('index.html has no #root element');
-createRoot(root).render(
-  <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <App />
-    </QueryClientProvider>
-  </StrictMode>,
-);
+function boot() {
+  applyTheme();
+  useSelection.setState({ selection: initialSelection() });
+  wireEngine(getEngine(), queryClient);
+  // Connecting is an action, not an effect: it runs once per page load, whatever React does with effects.
+  // A reload takes up this tab's session again, so its tasks stay live and ?task= links keep working.
+  // ?trace= replays a recording (from this origin only) instead: then no receiver is contacted at all.
+  const traceUrl = initialTraceUrl();
+  const serverUrl = initialServerUrl();
+  // The address follows what is on screen from here on (the receiver, the task open, the trace).
+  syncAddress();
+  if (traceUrl !== null) void openTraceUrl(traceUrl, initialReplaySpeed(), true);
+  else void connect(serverUrl, initialHeaders(serverUrl), { resume: true, keepSelection: true });
+  // The session is not ended here (only Disconnect sends DELETE): a reload resumes it, and receivers expire
+  // idle ones. What history has pending is written now.
+  window.addEventListener('pagehide', pageHiding);
+
+  const root = document.getElementById('root');
+  if (!root) throw new Error('index.html has no #root element');
+  createRoot(root).render(
+    <StrictMode>
+      <QueryClientProvider client={queryClient}>
+        <App />
+      </QueryClientProvider>
+    </StrictMode>,
+  );
+}

@@ -1,5 +1,6 @@
 import { useRef } from 'react';
 import { ReceiverSection } from '../connection/ReceiverSection';
+import { AuthSection } from '../connection/AuthSection';
 import { ToolList } from '../tools/ToolList';
 import { TaskList } from '../tasks/views/TaskList';
 import { TrafficDrawer } from '../traffic/TrafficDrawer';
@@ -37,6 +38,8 @@ function Sidebar() {
         aria-label="Receiver, tools and tasks"
       >
         <ReceiverSection />
+        {/* Only once the receiver asked for a sign-in (a 401 with a Bearer challenge). */}
+        <AuthSection />
         {/* Only for a stdio server (taskscope --stdio): its stderr, pid, exit status and Restart. */}
         <StdioConsole />
         <div

@@ -10,6 +10,7 @@ import { applyTaskChanges } from '../tracker/task-changes';
 import { queryKeys } from '../tracker/queries';
 import { usePreferences } from '../state/preferences';
 import { applyHealth } from '../connection/actions';
+import { storeRememberedSignIn } from '../connection/remembered-sign-ins';
 import { applyCheckNews, openReportWhenConnected } from '../report/report-store';
 import { useReplay } from '../state/replay';
 
@@ -49,6 +50,8 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
     const news = batch.connection;
     if (news?.health) applyHealth(news.health);
     if (news?.history) useConnection.setState({ history: news.history });
+    if (news?.auth) useConnection.setState({ auth: news.auth });
+    if (news?.rememberedSignIn !== undefined) storeRememberedSignIn(connection.url, news.rememberedSignIn);
     if (news?.degraded !== undefined) useConnection.setState({ degraded: news.degraded ?? undefined });
     if (news?.streamNote) useConnection.setState({ streamNote: news.streamNote });
     if (news?.check) applyCheckNews(batch.connectionId, news.check);

@@ -13,6 +13,8 @@ import { headersFor, recordUse, relayChosen } from './saved-receivers';
 import { fetchRelayRoute } from './relay-route';
 import { closeStdio, openStdioRoute, stdioNameOf, stdioPageHiding } from './stdio-route';
 import { eraChoice } from './era-choice';
+import { authChoiceFor, callbackUri } from './auth-actions';
+import { isSignInRemembered, rememberedSignIn } from './remembered-sign-ins';
 
 /** A URL only if it is http(s); one typed without a scheme gets one (see receiver-url.ts). */
 export function parseReceiverUrl(raw: string): URL | null {
@@ -115,6 +117,7 @@ export async function connect(
     resumed: undefined,
     recoveredAt: undefined,
     history: undefined,
+    auth: undefined,
     viaRelay,
   });
   recordUse(href, headers);
@@ -158,6 +161,15 @@ export async function connect(
     stdio,
     preserve: preserveLog,
     era: eraChoice(href),
+    // A stdio server has no HTTP to sign in over.
+    auth: stdio
+      ? undefined
+      : {
+          redirectUri: callbackUri(),
+          choice: authChoiceFor(href),
+          remember: isSignInRemembered(href),
+          remembered: rememberedSignIn(href),
+        },
   });
 }
 

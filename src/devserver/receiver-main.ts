@@ -1,6 +1,7 @@
 import express from 'express';
 import { createDemoReceiver } from './demo/receiver.js';
 import { createDemoReceiver2026 } from './demo-2026/receiver.js';
+import { createDemoAuth } from './demo-auth/receiver.js';
 import { listenOnLoopback, plainErrors, plainNotFound, portFromEnv } from './http-server.js';
 import { allowedHostsFromEnv, plainGuard } from './guard.js';
 
@@ -21,13 +22,18 @@ const receiver = createDemoReceiver(receiverOptions);
 const receiver2026 = createDemoReceiver2026(receiverOptions);
 app.use('/mcp-2026', receiver2026.router);
 app.use('/mcp', receiver.router);
+// The same tools behind OAuth, with the authorization server at /auth (README: Sign in to a protected receiver).
+const demoAuth = createDemoAuth({ ...receiverOptions, receiverPath: '/mcp-auth', issuerPath: '/auth' });
+app.use('/mcp-auth', demoAuth.receiver);
+app.use('/auth', demoAuth.authorizationServer);
+app.use(demoAuth.wellKnown);
 app.use(plainGuard({ allowedHosts, pages: 'local' }), plainNotFound, plainErrors);
 const listening = await listenOnLoopback(app, portFromEnv('PORT', 3001));
 console.log(
-  `Taskscope demo receiver on ${listening.url}/mcp (2025-11-25) and ${listening.url}/mcp-2026 (2026-07-28, tasks extension)`,
+  `Taskscope demo receiver on ${listening.url}/mcp (2025-11-25) and ${listening.url}/mcp-2026 (2026-07-28, tasks extension); ${listening.url}/mcp-auth behind OAuth (authorization server ${listening.url}/auth)`,
 );
 const stop = () =>
-  void Promise.all([receiver.close(), receiver2026.close()])
+  void Promise.all([receiver.close(), receiver2026.close(), demoAuth.close()])
     .then(listening.close)
     .then(() => process.exit(0));
 process.on('SIGINT', stop);

@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import express from 'express';
 import { createDemoReceiver, type DemoReceiver } from './demo/receiver.js';
 import { createDemoReceiver2026, type DemoReceiver2026 } from './demo-2026/receiver.js';
+import { createDemoAuth, type DemoAuth } from './demo-auth/receiver.js';
 import { listenOnLoopback, plainErrors, plainNotFound, type Listening } from './http-server.js';
 import { plainGuard } from './guard.js';
 import { createRelay, newRelayToken } from './relay/route.js';
@@ -16,6 +17,8 @@ export interface StartedApp extends Listening {
   receiver: DemoReceiver;
   /** The same demo tools over 2026-07-28 and the tasks extension, at /demo/mcp-2026. */
   receiver2026: DemoReceiver2026;
+  /** The same demo tools behind OAuth, at /demo/mcp-auth, with its authorization server at /demo/auth. */
+  demoAuth: DemoAuth;
   /** What /relay wants in X-Taskscope-Relay-Token; the page reads it from /relay/token. */
   relayToken: string;
   /** The stdio servers offered at /stdio/<name>/mcp, when any were named. */
@@ -73,6 +76,10 @@ export async function startApp({
   const receiver2026 = createDemoReceiver2026({ allowedHosts });
   app.use('/demo/mcp', receiver.router);
   app.use('/demo/mcp-2026', receiver2026.router);
+  const demoAuth = createDemoAuth({ receiverPath: '/demo/mcp-auth', issuerPath: '/demo/auth', allowedHosts });
+  app.use('/demo/mcp-auth', demoAuth.receiver);
+  app.use('/demo/auth', demoAuth.authorizationServer);
+  app.use(demoAuth.wellKnown);
   // Its refusals are JSON-RPC, as the relay's, so it checks Host, Origin and the token itself (guard.ts).
   const bridge =
     stdio && stdio.receivers.length > 0
@@ -142,6 +149,7 @@ export async function startApp({
     ...listening,
     receiver,
     receiver2026,
+    demoAuth,
     relayToken,
     stdio: bridge,
     close: async () => {
@@ -150,6 +158,7 @@ export async function startApp({
       relay.close();
       await receiver.close();
       await receiver2026.close();
+      await demoAuth.close();
       await closeVite();
       await listening.close();
     },

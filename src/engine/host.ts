@@ -1,4 +1,5 @@
 import {
+  type AuthCallback,
   openSession,
   type ReceiverSession,
   type TrafficSeqCounter,
@@ -25,9 +26,13 @@ import { HistoryLink } from './history/link';
 import { stillAway, type ConnectCommand, type Connection } from './connection/connection';
 import { openConnection, takeTaskParts } from './connection/open';
 import { OutageRecovery } from './connection/outage';
+import { SignIns } from './connection/sign-ins';
 import { callPlain, resend, runTool } from './calls';
 import { CheckRunner } from './active-check/runner';
 import type { FromEngine } from './messages';
+
+const SIGN_IN_MESSAGE =
+  'The receiver asks you to sign in (HTTP 401 with a Bearer challenge): use Sign in on the receiver card.';
 import { ReplayHost } from './trace/replay-host';
 import type { ReplayOptions } from './trace/replay';
 
@@ -60,6 +65,7 @@ export class EngineHost {
   private readonly replays: ReplayHost;
   /** The last session this engine ended per receiver: its live tasks are asked about in the next one. */
   private readonly endedSessions = new Map<string, string>();
+  private readonly signIns = new SignIns();
   /** The report card's active check, one at a time (active-check.ts). */
   private readonly checks = new CheckRunner();
   /** Failed attempts, lost sessions and a receiver gone away, each waited out with backoff (outage.ts). */
@@ -121,6 +127,20 @@ export class EngineHost {
         throw new Error('handled by the replay host');
       case 'connect':
         return this.connect(command);
+      case 'authCallback':
+        return this.authCallback(conn, command.callback);
+      case 'signIn':
+        await conn?.auth?.prepare();
+        return null;
+      case 'signOut':
+        conn?.auth?.signOut();
+        return null;
+      case 'rememberSignIn':
+        if (conn) {
+          conn.rememberSignIn = command.on;
+          this.news(conn, { rememberedSignIn: command.on ? (conn.auth?.remembered() ?? null) : null });
+        }
+        return null;
       case 'disconnect':
         this.connectSeq++;
         await this.closeCurrent(command.end !== false);
@@ -234,6 +254,10 @@ export class EngineHost {
       } catch (error) {
         if (conn.closed) return { ok: false, stale: true };
         const classified = classifyError(error, { method: 'initialize', url });
+        if (conn.auth?.needsSignIn && classified.kind === 'auth')
+          return this.outages.failed(conn, { ...classified, message: SIGN_IN_MESSAGE }, () =>
+            this.establish(conn, undefined, ended),
+          );
         const diagnosed =
           conn.command.relay || conn.command.stdio || conn.everConnected
             ? classified
@@ -298,7 +322,19 @@ export class EngineHost {
   private fetchFor(conn: Connection): typeof fetch | undefined {
     const base = this.options.fetch ?? globalThis.fetch.bind(globalThis);
     if (conn.command.stdio) return stdioFetch(base, conn.command.stdio);
-    return conn.command.relay ? relayFetch(base, conn.command.relay) : this.options.fetch;
+    const direct = conn.command.relay ? relayFetch(base, conn.command.relay) : base;
+    return this.signIns.fetchFor(conn, direct, (news) => this.news(conn, news));
+  }
+
+  /** The person signed in: with a token, the connection that was refused tries again at once. */
+  private async authCallback(conn: Connection | null, callback: AuthCallback): Promise<boolean> {
+    if (!conn?.auth) return false;
+    const ok = await conn.auth.finish(callback);
+    if (ok && !conn.closed && conn.health.status !== 'connected' && this.current === conn) {
+      clearTimeout(conn.retryTimer);
+      void this.establish(conn, undefined, this.endedSessions.get(conn.command.url));
+    }
+    return ok;
   }
 
   private install(conn: Connection, session: ReceiverSession): void {

@@ -4,6 +4,10 @@
  * applied the last (its ack), so changes coalesce in the Worker while the page is busy.
  */
 import type {
+  AuthCallback,
+  AuthClientChoice,
+  AuthView,
+  RememberedSignIn,
   ClassifiedError,
   Detection,
   Era,
@@ -46,7 +50,24 @@ export type Command =
       preserve?: boolean;
       /** The protocol generation: found out (auto, the default) or forced by the person. */
       era?: EraChoice;
+      /** Sign in when the receiver answers 401 with a Bearer challenge: Taskscope's callback and the client to use. */
+      auth?: {
+        redirectUri: string;
+        choice?: AuthClientChoice;
+        /** "Remember sign-in" is ticked for this receiver: the sign-in comes back in news to be stored. */
+        remember?: boolean;
+        /** The sign-in this browser remembered for this receiver, to take up instead of signing in again. */
+        remembered?: RememberedSignIn;
+      };
     }
+  /** The authorization callback came back (popup or another tab): finish the sign-in, then connect. */
+  | { type: 'authCallback'; callback: AuthCallback }
+  /** Get a sign-in ready again (after Sign out or a failure). */
+  | { type: 'signIn' }
+  /** Forget the tokens of the current receiver. */
+  | { type: 'signOut' }
+  /** "Remember sign-in" ticked or not for the current receiver. */
+  | { type: 'rememberSignIn'; on: boolean }
   /** `end` false: close without ending the session on the receiver (no DELETE). */
   | { type: 'disconnect'; end?: boolean }
   | { type: 'preserve'; on: boolean }
@@ -109,6 +130,10 @@ export type Failure = { ok: false; error: ClassifiedError };
 
 export interface Replies {
   connect: ConnectReply;
+  authCallback: boolean;
+  signIn: null;
+  signOut: null;
+  rememberSignIn: null;
   disconnect: null;
   preserve: null;
   clearHistory: string[];
@@ -219,6 +244,10 @@ export interface ConnectionNews {
   streamNote?: string;
   /** The active check's progress (the latest state only). */
   check?: ActiveCheckState;
+  /** The receiver's sign-in: status, server, client, scopes, expiry and the steps (never a secret). */
+  auth?: AuthView;
+  /** Only with "Remember sign-in" ticked: the sign-in to store (null: forget the stored one). */
+  rememberedSignIn?: RememberedSignIn | null;
 }
 
 export interface ListStatus {

@@ -21,3 +21,6 @@ export * from './protocol-rules';
 export * from './guarded-fetch';
 export { limitJson, cutText, isObject } from './json';
 export * from './bounded-lists';
+export * from './auth/types';
+export { AuthClient } from './auth/auth-client';
+export { redactAuthText, AUTH_SECRET_FIELDS } from './auth/redact';

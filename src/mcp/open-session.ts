@@ -25,6 +25,11 @@ function isRefusalOf2026(error: unknown): boolean {
   return code === -32602 && /_meta envelope|envelope key/i.test(String((error as Error).message));
 }
 
+/** 401 or 403: a reason to sign in and ask server/discover again, never to change protocol. */
+export function isAuthRefusal(error: unknown): boolean {
+  return error instanceof HttpStatusError && (error.status === 401 || error.status === 403);
+}
+
 /** -32022 from either side, with the versions the receiver supports. */
 function supportedVersions(error: unknown): string[] | undefined {
   if ((error as { code?: unknown }).code !== UNSUPPORTED_VERSION_CODE) return undefined;
@@ -60,6 +65,8 @@ export async function openSession(options: ConnectOptions & { era?: EraChoice })
     return { session: await Session2026.connect(options), detectedBy: 'discover' };
   } catch (error) {
     if (isRefusalOf2026(error)) throw error;
+    // A receiver that wants a sign-in says so to any request: initialize would get the same 401 (2026-07-28).
+    if (isAuthRefusal(error)) throw error;
     const versions = supportedVersions(error);
     if (versions?.length && versions.every((v) => v > PROTOCOL_2026)) throw error;
     discoverFailure = error;

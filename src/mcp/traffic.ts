@@ -1,6 +1,7 @@
 import { limitJson } from './json';
 export type TrafficDirection = 'out' | 'in';
-export type TrafficKind = 'request' | 'response' | 'error' | 'notification' | 'http-error';
+/** auth: one HTTP exchange of a sign-in (metadata, registration, token), its secrets redacted. */
+export type TrafficKind = 'request' | 'response' | 'error' | 'notification' | 'http-error' | 'auth';
 
 /**
  * The HTTP exchange that carried a request and its answer, set on the answer's event (a POST's facts are known

@@ -59,6 +59,7 @@ export function buildReportCard(queryClient: QueryClient, check: ActiveCheckStat
     traffic: trafficEventsOf(connection.id),
     clockOffsetMs,
     clockSamples,
+    auth: connection.auth,
     now: Date.now(),
   });
   return withActiveCheck(passive, check);

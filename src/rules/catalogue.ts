@@ -12,6 +12,13 @@ const SPEC_2025 = 'https://modelcontextprotocol.io/specification/2025-11-25/basi
 const SPEC_2026 = 'https://modelcontextprotocol.github.io/ext-tasks/specification/2026-07-28/tasks.html';
 const s25 = (anchor: string) => `${SPEC_2025}#${anchor}`;
 const s26 = (anchor: string) => `${SPEC_2026}#${anchor}`;
+const AUTH_SPEC = 'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization';
+/** The authorization spec is the same text for both generations (2026-07-28 keeps it). */
+const auth = (anchor: string) => ({
+  '2025-11-25': `${AUTH_SPEC}#${anchor}`,
+  '2026-07-28': `${AUTH_SPEC}#${anchor}`,
+});
+const both = (text: string) => ({ '2025-11-25': text, '2026-07-28': text });
 
 export const RULES: readonly RuleDef[] = [
   {
@@ -368,6 +375,48 @@ export const RULES: readonly RuleDef[] = [
     quote: {
       '2025-11-25': 'Receivers MUST include a nextCursor in the response if more tasks are available.',
     },
+  },
+  {
+    id: 'auth-challenge-names-metadata',
+    title: 'A 401 names its resource metadata',
+    // MCP authorization, Protected Resource Metadata Discovery: servers MUST implement one of the two
+    // mechanisms; the header is the one a client sees first (RFC 9728 §5.1).
+    strength: 'SHOULD',
+    spec: auth('protected-resource-metadata-discovery-requirements'),
+    judgedBy: 'passive',
+    quote: both(
+      'MCP servers MUST implement one of the following discovery mechanisms … WWW-Authenticate Header: include the resource metadata URL in the WWW-Authenticate header under resource_metadata when returning 401 Unauthorized responses (RFC 9728 §5.1).',
+    ),
+  },
+  {
+    id: 'auth-resource-matches',
+    title: 'The resource metadata names this receiver',
+    strength: 'MUST',
+    spec: auth('authorization-server-location'),
+    judgedBy: 'passive',
+    quote: both(
+      "The resource value returned MUST be identical to the protected resource's resource identifier value into which the well-known URI path suffix was inserted (RFC 9728 §3.3).",
+    ),
+  },
+  {
+    id: 'auth-s256-offered',
+    title: 'The authorization server offers PKCE S256',
+    strength: 'MUST',
+    spec: auth('authorization-code-protection'),
+    judgedBy: 'passive',
+    quote: both(
+      'MCP clients MUST use the S256 code challenge method when technically capable … If code_challenge_methods_supported is absent, the authorization server does not support PKCE and MCP clients MUST refuse to proceed.',
+    ),
+  },
+  {
+    id: 'auth-issuer-matches',
+    title: 'The issuer matches',
+    strength: 'MUST',
+    spec: auth('authorization-server-metadata-discovery'),
+    judgedBy: 'passive',
+    quote: both(
+      "The issuer value returned MUST be identical to the authorization server's issuer identifier value into which the well-known URI string was inserted (RFC 8414 §3.3); an iss parameter in the authorization response MUST match it (RFC 9207 §2.4).",
+    ),
   },
 ];
 

@@ -9,6 +9,7 @@ import { rulesFor, strengthFor } from './catalogue';
 import * as task from './task-rules';
 import * as capability from './capability-rules';
 import * as wire from './wire-rules';
+import * as auth from './auth-rules';
 
 export type { ReportInput } from './evidence';
 
@@ -37,7 +38,12 @@ const JUDGES: Record<RuleId, (ctx: Context) => Judgement> = {
   'terminal-cancel-refused': wire.terminalCancelRefused,
   'requested-ttl-honoured': task.requestedTtlHonoured,
   'list-paging': capability.listPaging,
+  'auth-challenge-names-metadata': auth.challengeNamesMetadata,
+  'auth-resource-matches': auth.resourceMatches,
+  'auth-s256-offered': auth.s256Offered,
+  'auth-issuer-matches': auth.issuerMatches,
 };
+const AUTH_RULES: ReadonlySet<RuleId> = new Set(auth.AUTH_RULE_IDS);
 
 const BROKEN: Record<'MUST' | 'SHOULD' | 'MAY', Verdict> = { MUST: 'fail', SHOULD: 'warn', MAY: 'info' };
 
@@ -71,6 +77,8 @@ export function evaluateReport(input: ReportInput): ReportCard {
   const ctx = buildContext(input);
   const rules: RuleResult[] = [];
   for (const def of rulesFor(ctx.era)) {
+    // A receiver that never asked for a sign-in is not judged on authorization.
+    if (AUTH_RULES.has(def.id) && !input.auth) continue;
     let judgement: Judgement;
     try {
       judgement = JUDGES[def.id](ctx);

@@ -4,6 +4,7 @@
  * rule's strength (evaluate.ts).
  */
 import {
+  type AuthView,
   isObject,
   isOmittedBody,
   isTerminal,
@@ -31,6 +32,8 @@ export interface ReportInput {
   results: ReadonlyMap<string, Normalised<TaskResultSnapshot>>;
   /** The traffic log, oldest first: whole JSON-RPC messages up to 64 KB (bigger ones carry no body). */
   traffic: readonly TrafficEvent[];
+  /** The receiver's sign-in, when it asked for one: its steps are the authorization rules' evidence. */
+  auth?: AuthView;
   /** Estimated receiver − local clock offset (tasks store's clockOffsetMs). */
   clockOffsetMs: number;
   /** How many fresh timestamps the offset was learnt from (tasks store's clockSamples); 0: never learnt. */

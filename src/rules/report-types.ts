@@ -35,7 +35,11 @@ export type RuleId =
   | 'tool-task-support'
   | 'terminal-cancel-refused'
   | 'requested-ttl-honoured'
-  | 'list-paging';
+  | 'list-paging'
+  | 'auth-challenge-names-metadata'
+  | 'auth-resource-matches'
+  | 'auth-s256-offered'
+  | 'auth-issuer-matches';
 
 export interface RuleDef {
   id: RuleId;

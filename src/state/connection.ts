@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { ClassifiedError, Detection, Era, ServerDescription, ServerTaskSupport } from '../mcp';
+import type { AuthView, ClassifiedError, Detection, Era, ServerDescription, ServerTaskSupport } from '../mcp';
 import type { HistoryNews } from '../engine/messages';
 
 /**
@@ -39,6 +39,8 @@ export interface ConnectionState {
   streamNote?: string;
   /** What became of history for this receiver (restored, full, unavailable). */
   history?: HistoryNews;
+  /** The receiver's sign-in, once it asked for one: never a token, a code or a verifier. */
+  auth?: AuthView;
 }
 
 export const useConnection = create<ConnectionState>()(() => ({

@@ -70,6 +70,7 @@ function FilterBar() {
         <option value="request">requests</option>
         <option value="notification">notifications</option>
         <option value="error">errors</option>
+        <option value="auth">sign-in</option>
       </select>
       {isFiltered(filter) && (
         <Button

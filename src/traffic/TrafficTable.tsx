@@ -14,6 +14,7 @@ const kindColour: Record<TrafficRow['kind'], string> = {
   request: 'text-slate-800 dark:text-slate-200',
   notification: 'text-violet-600 dark:text-violet-400',
   error: 'text-red-600 dark:text-red-400',
+  auth: 'text-amber-700 dark:text-amber-300',
 };
 
 const cell = 'truncate px-1.5';
@@ -70,6 +71,7 @@ const Row = memo(function Row({
       <span role="cell" className={`${cell} font-mono ${kindColour[row.kind]}`} title={row.method}>
         {row.method ?? (first.kind === 'http-error' ? 'HTTP error' : '(answer)')}
         {row.kind === 'notification' && <span className="text-slate-500"> · notification</span>}
+        {row.kind === 'auth' && <span className="text-slate-500"> · sign-in</span>}
         {row.expected && (
           <span className="text-slate-500" title={row.expected} data-testid="traffic-expected">
             {' '}

@@ -2,7 +2,7 @@ import { MAX_LOGGED_MESSAGE_BYTES, relatedTaskId, type TrafficEvent } from '../m
 import { isObject } from '../mcp';
 
 /** What the kind filter tells apart: a question (with its answer), a notification, or anything that failed. */
-export type RowKind = 'request' | 'notification' | 'error';
+export type RowKind = 'request' | 'notification' | 'error' | 'auth';
 
 /**
  * One line of the panel, as a browser's network panel has it: a request and its answer together, or a
@@ -100,7 +100,14 @@ function buildRow(n: number, first: TrafficEvent, answer?: TrafficEvent): Traffi
     answer,
     method,
     taskId: taskIdOf(first.message) ?? (answer ? taskIdOf(answer.message) : undefined),
-    kind: failed && !expected ? 'error' : first.kind === 'notification' ? 'notification' : 'request',
+    kind:
+      first.kind === 'auth'
+        ? 'auth'
+        : failed && !expected
+          ? 'error'
+          : first.kind === 'notification'
+            ? 'notification'
+            : 'request',
     ...(expected ? { expected } : {}),
     httpStatus: answer?.httpStatus ?? first.httpStatus,
     rpcErrorCode: code,

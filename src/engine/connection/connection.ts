@@ -1,5 +1,13 @@
 import type { QueryClient } from '@tanstack/query-core';
-import type { ClassifiedError, Detection, Era, ReceiverTasksApi, SessionHolder, TrafficTap } from '../../mcp';
+import type {
+  AuthClient,
+  ClassifiedError,
+  Detection,
+  Era,
+  ReceiverTasksApi,
+  SessionHolder,
+  TrafficTap,
+} from '../../mcp';
 import type { RequestScheduler } from '../../tracker/request-scheduler';
 import type { TaskTracker } from '../../tracker/tracker';
 import type { HistoryRecorder } from '../history/recorder';
@@ -38,6 +46,10 @@ export interface Connection {
   history?: HistoryRecorder;
   closed: boolean;
   stop: () => void;
+  /** The receiver's sign-in, when it asked for one (kept by the host per receiver, in memory). */
+  auth?: AuthClient;
+  /** "Remember sign-in": every change of the sign-in goes to the page to be stored. */
+  rememberSignIn?: boolean;
   /** Questions history had still waiting: answerable again if the session they were asked in is resumed. */
   waitingFromHistory: InboxRequest[];
 }

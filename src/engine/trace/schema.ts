@@ -332,7 +332,7 @@ const trafficEvent = z.object({
   at: ms,
   wallTime: ms,
   direction: z.enum(['out', 'in']),
-  kind: z.enum(['request', 'response', 'error', 'notification', 'http-error']),
+  kind: z.enum(['request', 'response', 'error', 'notification', 'http-error', 'auth']),
   method: text(NAME).optional(),
   id: rpcId.optional(),
   httpStatus: z.number().int().optional(),

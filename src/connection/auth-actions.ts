@@ -1,0 +1,112 @@
+import { create } from 'zustand';
+import { getEngine } from '../bridge/engine-bridge';
+import type { AuthCallback, AuthClientChoice } from '../mcp';
+import { useConnection } from '../state/connection';
+import { setSignInRemembered } from './remembered-sign-ins';
+
+/** Taskscope's own redirect URI: the page at this path hands the code over and closes. */
+export const CALLBACK_PATH = '/oauth/callback';
+/** The callback speaks on a channel named by its state, so only the sign-in that sent that state hears it. */
+export const CALLBACK_CHANNEL_PREFIX = 'taskscope-oauth:';
+/** A sign-in nobody finishes within this long stops listening. */
+const LISTEN_MS = 10 * 60_000;
+
+export const callbackUri = () => `${window.location.origin}${CALLBACK_PATH}`;
+
+interface SignInState {
+  /** The client each receiver signs in as, when the person chose one: this tab's memory only (a secret may be in it). */
+  choices: Record<string, AuthClientChoice>;
+  /** window.open gave nothing (a blocker): the page offers the sign-in page as a link instead. */
+  blockedUrl?: string;
+  /** Bumped when "Remember sign-in" changes, so the box re-reads storage. */
+  rememberTick: number;
+}
+
+export const useSignIn = create<SignInState>()(() => ({ choices: {}, rememberTick: 0 }));
+
+export function authChoiceFor(url: string): AuthClientChoice | undefined {
+  return useSignIn.getState().choices[url];
+}
+
+export function setAuthChoice(url: string, choice: AuthClientChoice | undefined): void {
+  useSignIn.setState((s) => {
+    const choices = Object.fromEntries(Object.entries(s.choices).filter(([key]) => key !== url));
+    if (choice && (choice.clientId || choice.clientMetadataUrl)) choices[url] = choice;
+    return { choices };
+  });
+}
+
+const listening = new Map<string, () => void>();
+
+/** What the callback page posted, if it has the shape it should: strings only, nothing else kept. */
+export function callbackFrom(data: unknown): AuthCallback | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const d = data as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === 'string' && v.length <= 4096 ? v : undefined);
+  const state = text(d.state);
+  if (!state) return undefined;
+  return {
+    state,
+    code: text(d.code),
+    iss: text(d.iss),
+    error: text(d.error),
+    errorDescription: text(d.errorDescription),
+  };
+}
+
+/** Hears the callback for `state` once, and hands it to the engine (which checks state, iss, and exchanges the code). */
+function listenFor(state: string): void {
+  if (listening.has(state)) return;
+  const channel = new BroadcastChannel(`${CALLBACK_CHANNEL_PREFIX}${state}`);
+  const stop = () => {
+    clearTimeout(timer);
+    channel.close();
+    listening.delete(state);
+  };
+  const timer = setTimeout(stop, LISTEN_MS);
+  listening.set(state, stop);
+  channel.onmessage = (event: MessageEvent) => {
+    const callback = callbackFrom(event.data);
+    if (!callback || callback.state !== state) return;
+    stop();
+    useSignIn.setState({ blockedUrl: undefined });
+    void getEngine().request({ type: 'authCallback', callback });
+  };
+}
+
+/**
+ * Opens the authorization page in a popup (a click's work: browsers block popups without one). The callback
+ * comes back over a BroadcastChannel, not window.opener, which many authorization servers cut
+ * (Cross-Origin-Opener-Policy). A blocked popup leaves a link to open the page in a new tab instead.
+ */
+export function signIn(): void {
+  const { auth } = useConnection.getState();
+  if (!auth?.authorizationUrl || !auth.state) return;
+  listenFor(auth.state);
+  // Opened blank (our origin) first, so its opener can be cut before the authorization server's page loads:
+  // that page comes from metadata the receiver controls and must not be able to navigate this tab.
+  const popup = window.open('about:blank', 'taskscope-sign-in', 'popup,width=520,height=720');
+  if (popup) {
+    popup.opener = null;
+    popup.location.href = auth.authorizationUrl;
+  }
+  useSignIn.setState({ blockedUrl: popup ? undefined : auth.authorizationUrl });
+}
+
+/** After Sign out or a failure: the engine gets a new sign-in ready (discovery again, a new state). */
+export async function prepareSignIn(): Promise<void> {
+  await getEngine().request({ type: 'signIn' });
+}
+
+export async function signOut(): Promise<void> {
+  for (const stop of listening.values()) stop();
+  useSignIn.setState({ blockedUrl: undefined });
+  await getEngine().request({ type: 'signOut' });
+}
+
+/** "Remember sign-in" for the current receiver: the engine sends the sign-in (or null) to store from now on. */
+export async function rememberSignIn(on: boolean): Promise<void> {
+  setSignInRemembered(useConnection.getState().url, on);
+  useSignIn.setState((s) => ({ rememberTick: s.rememberTick + 1 }));
+  await getEngine().request({ type: 'rememberSignIn', on });
+}

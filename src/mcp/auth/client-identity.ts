@@ -1,0 +1,62 @@
+import { registerClient } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { AuthFailure, type Discovered } from './discovery';
+import type { AuthClientChoice, ClientKind } from './types';
+
+export interface ChosenClient {
+  info: OAuthClientInformationMixed;
+  kind: ClientKind;
+  /** The step's words and rule. */
+  summary: string;
+  spec: string;
+}
+
+/**
+ * Who Taskscope is to this authorization server, in the spec's order of preference: a pre-registered client the
+ * person entered; a Client ID Metadata Document where the server supports one; dynamic registration (RFC 7591).
+ */
+export async function chooseClient(
+  discovered: Discovered,
+  { choice, redirectUri, fetchFn }: { choice: AuthClientChoice; redirectUri: string; fetchFn: typeof fetch },
+): Promise<ChosenClient> {
+  if (choice.clientId)
+    return {
+      info: {
+        client_id: choice.clientId,
+        ...(choice.clientSecret ? { client_secret: choice.clientSecret } : {}),
+      },
+      kind: 'pre-registered',
+      summary: `Pre-registered client ${choice.clientId}${choice.clientSecret ? ' with a secret' : ''}`,
+      spec: 'MCP authorization, Client Registration',
+    };
+  if (choice.clientMetadataUrl && discovered.metadata?.client_id_metadata_document_supported)
+    return {
+      info: { client_id: choice.clientMetadataUrl },
+      kind: 'metadata-document',
+      summary: `Client ID Metadata Document ${choice.clientMetadataUrl}`,
+      spec: 'MCP authorization, Client ID Metadata Documents',
+    };
+  if (discovered.metadata && !discovered.metadata.registration_endpoint)
+    throw new AuthFailure(
+      'The authorization server offers no dynamic registration: enter a pre-registered client id',
+      'RFC 7591 §3',
+    );
+  const registered = await registerClient(discovered.authorizationServerUrl, {
+    metadata: discovered.metadata,
+    clientMetadata: {
+      client_name: 'Taskscope',
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    },
+    scope: discovered.scope,
+    fetchFn,
+  });
+  return {
+    info: registered,
+    kind: 'dynamic',
+    summary: `Registered as ${registered.client_id}`,
+    spec: 'RFC 7591 §3',
+  };
+}

@@ -1,0 +1,58 @@
+import express from 'express';
+import { createDemoAuth, type DemoAuth } from '../../src/devserver/demo-auth/receiver';
+import { listenOnLoopback, type Listening } from '../../src/devserver/http-server';
+import type { AuthView } from '../../src/mcp/auth/types';
+import type { AuthCallback } from '../../src/mcp/auth/types';
+
+export interface DemoAuthServer extends Listening {
+  auth: DemoAuth;
+  receiverUrl: string;
+}
+
+/** The demo receiver behind OAuth and its authorization server, mounted as `npm start` mounts them. */
+export async function startDemoAuth(): Promise<DemoAuthServer> {
+  const app = express();
+  const auth = createDemoAuth({ receiverPath: '/demo/mcp-auth', issuerPath: '/demo/auth' });
+  app.use('/demo/mcp-auth', auth.receiver);
+  app.use('/demo/auth', auth.authorizationServer);
+  app.use(auth.wellKnown);
+  const listening = await listenOnLoopback(app, 0);
+  return {
+    ...listening,
+    auth,
+    receiverUrl: `${listening.url}/demo/mcp-auth`,
+    close: async () => {
+      await auth.close();
+      await listening.close();
+    },
+  };
+}
+
+/**
+ * What a person does in the popup: opens the authorization URL, clicks Allow on the consent page, and the
+ * browser follows the redirect to the callback, whose query is returned.
+ */
+export async function consent(view: AuthView, decision: 'allow' | 'deny' = 'allow'): Promise<AuthCallback> {
+  if (!view.authorizationUrl) throw new Error(`no authorization URL (status ${view.status}: ${view.error})`);
+  const page = await fetch(view.authorizationUrl);
+  const html = await page.text();
+  if (page.status !== 200) throw new Error(`authorize answered ${page.status}: ${html}`);
+  const id = /name="id" value="([^"]+)"/.exec(html)?.[1];
+  const action = /action="([^"]+)"/.exec(html)?.[1];
+  if (!id || !action) throw new Error('no consent form');
+  const answer = await fetch(new URL(action, view.authorizationUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ id, decision }).toString(),
+    redirect: 'manual',
+  });
+  const location = answer.headers.get('location');
+  if (!location) throw new Error(`consent answered ${answer.status} without a redirect`);
+  const query = new URL(location).searchParams;
+  return {
+    state: query.get('state') ?? '',
+    code: query.get('code') ?? undefined,
+    iss: query.get('iss') ?? undefined,
+    error: query.get('error') ?? undefined,
+  };
+}

@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AuthView, RememberedSignIn } from '../../src/mcp';
+import { consent, startDemoAuth, type DemoAuthServer } from '../helpers/demo-auth';
+import { engineOverChannel } from '../helpers/engine-channel';
+import { waitFor } from '../helpers/wait';
+
+const settings = { paused: false, minPollIntervalMs: 0 };
+const REDIRECT = 'http://127.0.0.1:5173/oauth/callback';
+let server: DemoAuthServer | undefined;
+let engine: ReturnType<typeof engineOverChannel> | undefined;
+
+afterEach(async () => {
+  await engine?.close();
+  await server?.close();
+  engine = server = undefined;
+});
+
+/** The latest sign-in view the engine sent the page. */
+function lastAuth(e: NonNullable<typeof engine>): AuthView | undefined {
+  return e.batches.findLast((b) => b.connection?.auth)?.connection?.auth;
+}
+
+describe('signing in through the engine', () => {
+  it('a 401 on connect asks for a sign-in; the callback connects; the flow is sign-in traffic with no secret', async () => {
+    server = await startDemoAuth();
+    engine = engineOverChannel();
+    const { bridge, batches } = engine;
+    const refused = await bridge.request({
+      type: 'connect',
+      connectionId: 1,
+      url: server.receiverUrl,
+      headers: {},
+      settings,
+      auth: { redirectUri: REDIRECT },
+    });
+    expect(refused.ok).toBe(false);
+    if (!refused.ok && !refused.stale) expect(refused.error.message).toContain('use Sign in');
+    await waitFor(() => lastAuth(engine!)?.status === 'sign-in-needed', 10_000);
+    const callback = await consent(lastAuth(engine)!);
+    expect(await bridge.request({ type: 'authCallback', callback })).toBe(true);
+    await waitFor(() => engine!.health()?.status === 'connected', 10_000);
+    expect(lastAuth(engine)?.status).toBe('signed-in');
+
+    const { tools } = await bridge.request({ type: 'listTools' });
+    expect(tools.map((t) => t.name)).toContain('slow_job');
+
+    const traffic = batches.flatMap((b) => b.traffic);
+    const signIn = traffic.filter((e) => e.kind === 'auth');
+    expect(signIn.map((e) => (e.message as { request: { url: string } }).request.url)).toEqual([
+      `${server.url}/.well-known/oauth-protected-resource/demo/mcp-auth`,
+      `${server.url}/.well-known/oauth-authorization-server/demo/auth`,
+      `${server.url}/demo/auth/register`,
+      `${server.url}/demo/auth/token`,
+    ]);
+    // Nothing the engine sent the page holds the code, or a token.
+    const sent = JSON.stringify(batches);
+    expect(sent).not.toContain(callback.code!);
+    expect(sent).toContain('access_token\\":\\"[redacted]');
+
+    await bridge.request({ type: 'signOut' });
+    await waitFor(() => lastAuth(engine!)?.status === 'none', 5_000);
+  });
+
+  it('"Remember sign-in": the sign-in comes to the page to store, and a new engine (a reload) takes it up', async () => {
+    server = await startDemoAuth();
+    engine = engineOverChannel();
+    const connect = (e: NonNullable<typeof engine>, remembered?: RememberedSignIn) =>
+      e.bridge.request({
+        type: 'connect',
+        connectionId: 1,
+        url: server!.receiverUrl,
+        headers: {},
+        settings,
+        auth: { redirectUri: REDIRECT, remember: true, remembered },
+      });
+    await connect(engine);
+    await waitFor(() => lastAuth(engine!)?.status === 'sign-in-needed', 10_000);
+    await engine.bridge.request({ type: 'authCallback', callback: await consent(lastAuth(engine)!) });
+    await waitFor(() => engine!.health()?.status === 'connected', 10_000);
+    const stored = engine.batches.findLast((b) => b.connection?.rememberedSignIn)?.connection
+      ?.rememberedSignIn;
+    expect(stored?.receiverUrl).toBe(server.receiverUrl);
+    expect(stored?.issuer).toBe(`${server.url}/demo/auth`);
+    await engine.close();
+
+    engine = engineOverChannel();
+    const reconnected = await connect(engine, stored!);
+    expect(reconnected.ok).toBe(true);
+    expect(lastAuth(engine)?.status).toBe('signed-in');
+    // Signing out tells the page to forget what it stored.
+    await engine.bridge.request({ type: 'signOut' });
+    await waitFor(() => engine!.batches.some((b) => b.connection?.rememberedSignIn === null), 5_000);
+  });
+});
