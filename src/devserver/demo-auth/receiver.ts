@@ -4,7 +4,8 @@ import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/tok
 import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { createDemoReceiver, REQUEST_BODY_LIMIT, type DemoReceiver } from '../demo/receiver.js';
+import { createDemoReceiver, type DemoReceiver } from '../demo/receiver.js';
+import { REQUEST_BODY_LIMIT } from '../json-rpc-http.js';
 import { plainGuard, receiverGuard } from '../guard.js';
 import { sendPlain } from '../http-server.js';
 import { BASE_SCOPE, DemoAuthProvider, EXTRA_SCOPE, OFFLINE_SCOPE } from './provider.js';
