@@ -9,7 +9,7 @@ import {
   useTraffic,
   useTrafficView,
 } from './traffic-store';
-import { addEvents, emptyLog, taskIdOf } from './rows';
+import { addEvents, emptyLog, taskIdOf } from '../engine/traffic-rows';
 import { filterRows, methodsOf, NO_FILTER } from './filters';
 
 /** Events as the real tap makes them, so pairing is by the tap's own requestSeq. */
