@@ -69,9 +69,8 @@ export class Outbox {
     this.schedule();
   }
 
-  /** `logged`: already made fit for the log (forTrafficLog), as the tap's listener does once for history too. */
-  addTraffic(event: TrafficEvent, logged = false): void {
-    const kept = logged ? event : forTrafficLog(event);
+  addTraffic(event: TrafficEvent): void {
+    const kept = forTrafficLog(event);
     this.trafficLog.add(kept);
     this.trafficCountsChanged = true;
     if (this.mirror && !this.mirrorSync) {

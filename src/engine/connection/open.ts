@@ -122,7 +122,7 @@ function listenToTap(conn: Connection, { outbox, isCurrent }: OpenDeps): () => v
   return conn.tap.subscribe((event) => {
     if (!isCurrent(conn)) return;
     const logged = forTrafficLog({ ...event, connectionId: conn.id });
-    outbox.addTraffic(logged, true);
+    outbox.addTraffic(logged);
     conn.history?.addTraffic(logged);
   });
 }
