@@ -31,7 +31,8 @@ export class TrafficLog {
 
   private settle() {
     if (this.incoming.length > 0) {
-      this.state = addEvents(this.state, this.incoming);
+      // Only this log holds its rows: no copy of up to 20,000 of them per batch.
+      this.state = addEvents(this.state, this.incoming, 0, undefined, true);
       this.incoming = [];
     }
     return this.state;

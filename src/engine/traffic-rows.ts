@@ -159,9 +159,11 @@ export function addEvents(
   incoming: readonly TrafficEvent[],
   dropped = 0,
   caps: { bytes: number; count: number } = { bytes: TRAFFIC_BYTE_CAP, count: TRAFFIC_COUNT_CAP },
+  /** Change `state.rows` itself instead of a copy: for a log nothing else holds (the engine's). */
+  inPlace = false,
 ): TrafficLogState {
   if (incoming.length === 0 && dropped === 0) return state;
-  const rows = state.rows.slice();
+  const rows = inPlace ? state.rows : state.rows.slice();
   const awaited = state.awaited;
   let { nextN, bytes, kept } = state;
   for (const event of incoming) {
