@@ -62,7 +62,6 @@ let mirrors = 0;
 /** Empties the log, the page's copy and the engine's. */
 export function clearTrafficLog(): void {
   epoch += 1;
-  dropWaitingRows();
   useTraffic.getState().clear();
   void getEngine().request({ type: 'trafficClear', epoch });
 }
@@ -86,55 +85,19 @@ export function applyTrafficBatch(
   });
   const state = useTraffic.getState();
   if (mirrors > 0 && batch.trafficSync) {
-    dropWaitingRows();
     useTraffic.setState({
       ...withCounts({ ...addEvents(emptyLog(), batch.traffic), rowsKept: 0 }),
       synced: true,
     });
     return;
   }
-  if (mirrors > 0 && state.synced && (batch.traffic.length > 0 || batch.trafficDropped > 0)) {
-    for (const event of batch.traffic) waiting.events.push(event);
-    waiting.dropped += batch.trafficDropped;
-    waiting.timer ??= setTimeout(addWaitingRows, ROWS_EVERY_MS);
-  }
-  if (batch.trafficCount) useTraffic.setState(withCounts(state));
-}
-
-/**
- * New rows join the drawer at most this often: each addition re-renders the table and makes the browser lay it
- * out again (bench:ui profile of an open drawer), and a person reads no faster. The count in the header
- * follows every batch.
- */
-const ROWS_EVERY_MS = 250;
-const waiting: { events: TrafficEvent[]; dropped: number; timer?: ReturnType<typeof setTimeout> } = {
-  events: [],
-  dropped: 0,
-};
-
-function addWaitingRows(): void {
-  const { events, dropped } = waiting;
-  dropWaitingRows();
-  if (mirrors === 0 || (events.length === 0 && dropped === 0)) return;
-  const state = useTraffic.getState();
-  // The counts are the engine's (applied as they came); the rows catch up with them here.
-  useTraffic.setState({
-    ...addEvents(state, events, dropped),
-    total: state.total,
-    kept: state.kept,
-    rowsKept: state.rowsKept,
-  });
-}
-
-function dropWaitingRows(): void {
-  clearTimeout(waiting.timer);
-  waiting.timer = undefined;
-  waiting.events = [];
-  waiting.dropped = 0;
+  const grows = mirrors > 0 && state.synced && (batch.traffic.length > 0 || batch.trafficDropped > 0);
+  if (!grows && !batch.trafficCount) return;
+  const next = grows ? addEvents(state, batch.traffic, batch.trafficDropped) : state;
+  useTraffic.setState(withCounts({ ...next, rowsKept: state.rowsKept }));
 }
 
 function setMirror(on: boolean): void {
-  dropWaitingRows();
   if (on) useTraffic.setState({ synced: false });
   // Closed, the page keeps the counts only.
   else useTraffic.setState({ rows: [], bytes: 0, awaited: new Map(), synced: true });
