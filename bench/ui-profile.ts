@@ -3,6 +3,8 @@
  * same window: the sampled time that was not idle, divided by the polls the receiver counted in that window.
  * Regressions show as milliseconds per poll, whatever the poll rate of the run.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { CDPSession } from '@playwright/test';
 import type { HeapWatcher } from './ui-heap';
 
@@ -50,11 +52,16 @@ export function readProfile(profile: CpuProfile, topN = 8): ProfileFigures {
   return { busyMs: busy, windowMs: (profile.endTime - profile.startTime) / 1000, top };
 }
 
-/** Profiles the page's main thread and every worker for `ms`. */
+/**
+ * Profiles the page's main thread and every worker for `ms`. With BENCH_UI_PROFILE_DIR set, the profiles are
+ * also written there (`<label>-page.cpuprofile`, `<label>-worker-<i>.cpuprofile`), for DevTools or a closer read
+ * (a build with `--minify false` keeps the names).
+ */
 export async function profileWindow(
   cdp: CDPSession,
   workers: HeapWatcher,
   ms: number,
+  label = 'profile',
 ): Promise<{ page: ProfileFigures; workers: ProfileFigures[] }> {
   await cdp.send('Profiler.enable');
   await workers.inWorkers('Profiler.enable');
@@ -63,5 +70,14 @@ export async function profileWindow(
   await new Promise((resolve) => setTimeout(resolve, ms));
   const page = (await cdp.send('Profiler.stop')).profile as unknown as CpuProfile;
   const inWorkers = (await workers.inWorkers('Profiler.stop')) as { profile: CpuProfile }[];
+  const dir = process.env.BENCH_UI_PROFILE_DIR;
+  if (dir) {
+    mkdirSync(dir, { recursive: true });
+    const name = label.replace(/[^a-z0-9]+/gi, '-');
+    writeFileSync(path.join(dir, `${name}-page.cpuprofile`), JSON.stringify(page));
+    inWorkers.forEach((w, i) =>
+      writeFileSync(path.join(dir, `${name}-worker-${i}.cpuprofile`), JSON.stringify(w.profile)),
+    );
+  }
   return { page: readProfile(page), workers: inWorkers.map((w) => readProfile(w.profile)) };
 }

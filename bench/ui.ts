@@ -176,7 +176,7 @@ async function cpuPerPoll(
   receiver: LiveReceiverProcess,
 ): Promise<CpuPerPoll> {
   const from = await receiver.now();
-  const figures = await profileWindow(cdp, heap, PROFILE_MS);
+  const figures = await profileWindow(cdp, heap, PROFILE_MS, label);
   const to = await receiver.now();
   return { label, polls: await receiver.pollCount(from, to), ...figures };
 }

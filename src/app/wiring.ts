@@ -3,7 +3,7 @@ import type { EngineBridge } from '../bridge/engine-bridge';
 import type { Batch } from '../engine/messages';
 import { useConnection } from '../state/connection';
 import { useInbox } from '../inbox/inbox-store';
-import { useTraffic } from '../traffic/traffic-store';
+import { applyTrafficBatch } from '../traffic/traffic-store';
 import { startPageRecords } from '../tasks/page-records';
 import { tasksStore, usePollingHealth, useTaskListStatus } from '../tasks/tasks-store';
 import { applyTaskChanges } from '../tracker/task-changes';
@@ -27,8 +27,7 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
     const replayId = useReplay.getState().connectionId;
     if (replayId !== undefined && batch.connectionId !== replayId) return;
     // Traffic and the inbox are the page's record of every connection; the rest is the current one's.
-    if (batch.traffic.length > 0 || batch.trafficDropped > 0)
-      useTraffic.getState().pushMany(batch.traffic, batch.trafficDropped);
+    applyTrafficBatch(batch);
     if (batch.inbox.length > 0) useInbox.getState().apply(batch.inbox);
     const connection = useConnection.getState();
     if (batch.connectionId === 0 || batch.connectionId !== connection.id) return;

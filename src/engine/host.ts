@@ -107,11 +107,32 @@ export class EngineHost {
       return;
     }
     const { id, command } = message;
+    // The log's commands act at once, in the order sent: a clear before a connect empties the log before it.
+    const traffic = this.trafficCommand(command);
+    if (traffic) {
+      this.outbox.reply(id, traffic);
+      return;
+    }
     this.handle(command).then(
       (value) => this.outbox.reply(id, { value }),
       (error: unknown) =>
         this.outbox.reply(id, { failure: error instanceof Error ? error.message : String(error) }),
     );
+  }
+
+  private trafficCommand(command: Command): { value: Replies[Command['type']] } | undefined {
+    switch (command.type) {
+      case 'trafficMirror':
+        this.outbox.setTrafficMirror(command.on);
+        return { value: null };
+      case 'trafficClear':
+        this.outbox.clearTraffic(command.epoch);
+        return { value: null };
+      case 'trafficEvents':
+        return { value: this.outbox.trafficEvents(command.connectionId) };
+      default:
+        return undefined;
+    }
   }
 
   private async handle(command: Command): Promise<Replies[Command['type']]> {
@@ -125,6 +146,10 @@ export class EngineHost {
       case 'replayControl':
       case 'replaySpeed':
         throw new Error('handled by the replay host');
+      case 'trafficMirror':
+      case 'trafficClear':
+      case 'trafficEvents':
+        throw new Error('handled at once in receive');
       case 'connect':
         return this.connect(command);
       case 'authCallback':

@@ -25,6 +25,7 @@ import type {
   Warning,
 } from '../mcp';
 import type { TaskChanges } from '../tracker/task-changes';
+import type { TrafficCounts } from './traffic-rows';
 import type { TrackerSettings } from '../tracker/tracker-types';
 import type { SchedulerStats } from '../tracker/request-scheduler';
 import type { ActiveCheckState } from '../rules/report-types';
@@ -86,6 +87,15 @@ export type Command =
   | { type: 'refetchResult'; taskId: string }
   | { type: 'pollNow'; taskId: string }
   | { type: 'stopResult'; taskId: string }
+  /**
+   * The page holds the traffic log's rows (on: the drawer or the report card is open) or only its counts
+   * (off). Traffic crosses to the page only while on.
+   */
+  | { type: 'trafficMirror'; on: boolean }
+  /** The page cleared the traffic log: the engine's goes too. `epoch` counts the page's clears. */
+  | { type: 'trafficClear'; epoch: number }
+  /** Every event the log keeps (of one connection, when given), for an export. */
+  | { type: 'trafficEvents'; connectionId?: number }
   /** Follow the task ids that pushes named beyond the automatic limit. */
   | { type: 'trackSeen' }
   | { type: 'syncList' }
@@ -152,6 +162,9 @@ export interface Replies {
   refetchResult: null;
   pollNow: null;
   stopResult: boolean;
+  trafficMirror: null;
+  trafficClear: null;
+  trafficEvents: TrafficEvent[];
   trackSeen: number;
   syncList: ClassifiedError | null;
   /** The check's end state; refused when not connected or one already runs. */
@@ -271,9 +284,19 @@ export interface Batch {
   tasks?: TaskChanges;
   snapshots: Array<[taskId: string, snapshot: TaskSnapshot]>;
   results: Array<[taskId: string, result: Normalised<TaskResultSnapshot>]>;
+  /**
+   * Traffic for the page's copy of the log, only while it mirrors it (trafficMirror): what was added since
+   * the last batch, or the whole log (trafficSync).
+   */
   traffic: TrafficEvent[];
   /** Traffic events dropped in the Worker because the page fell behind. */
   trafficDropped: number;
+  /** `traffic` is the whole log: the page's copy starts again from it. */
+  trafficSync?: boolean;
+  /** The log's counts, when they changed (all the page holds of it while the drawer is closed). */
+  trafficCount?: TrafficCounts;
+  /** The page's clear of the log this batch follows: traffic from before the page's latest clear is not shown. */
+  trafficEpoch: number;
   inbox: InboxEvent[];
   connection?: ConnectionNews;
   listStatus?: ListStatus;

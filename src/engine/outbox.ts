@@ -1,4 +1,5 @@
 import { forTrafficLog, type TrafficEvent } from '../mcp';
+import { TrafficLog } from './traffic-log';
 import type {
   Batch,
   ConnectionNews,
@@ -41,8 +42,17 @@ export class Outbox {
   refused: string | undefined;
   /** Where a replay stands; set while a trace is replayed. */
   replay: ReplayNews | undefined;
+  /** The whole traffic log: the page holds a copy of its rows only while it mirrors it (drawer or report open). */
+  private readonly trafficLog = new TrafficLog();
+  /** Events for the page's mirror, since the last batch. */
   private traffic: TrafficEvent[] = [];
   private trafficDropped = 0;
+  private mirror = false;
+  /** The next batch carries the whole log: the page's mirror starts from it. */
+  private mirrorSync = false;
+  private trafficCountsChanged = false;
+  /** The page's last clear of the log: batches say which one they follow. */
+  private trafficEpoch = 0;
   private inbox: InboxEvent[] = [];
   private credit = true;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
@@ -60,13 +70,48 @@ export class Outbox {
   }
 
   addTraffic(event: TrafficEvent): void {
-    this.traffic.push(forTrafficLog(event));
-    if (this.traffic.length > MAX_PENDING_TRAFFIC * 2) {
-      const drop = this.traffic.length - MAX_PENDING_TRAFFIC;
-      this.traffic.splice(0, drop);
-      this.trafficDropped += drop;
+    const kept = forTrafficLog(event);
+    this.trafficLog.add(kept);
+    this.trafficCountsChanged = true;
+    if (this.mirror && !this.mirrorSync) {
+      this.traffic.push(kept);
+      if (this.traffic.length > MAX_PENDING_TRAFFIC * 2) {
+        const drop = this.traffic.length - MAX_PENDING_TRAFFIC;
+        this.traffic.splice(0, drop);
+        this.trafficDropped += drop;
+      }
     }
     this.schedule();
+  }
+
+  /**
+   * The page holds the log's rows (on) or only its counts (off). On, the next batch carries the whole log, then
+   * each batch what was added since.
+   */
+  setTrafficMirror(on: boolean): void {
+    this.mirror = on;
+    this.mirrorSync = on;
+    this.traffic = [];
+    this.trafficDropped = 0;
+    this.trafficCountsChanged = true;
+    this.schedule();
+  }
+
+  /** The page cleared the log (`epoch` numbers its clears): so does the engine, and batches say they follow it. */
+  clearTraffic(epoch: number): void {
+    this.trafficEpoch = epoch;
+    this.trafficLog.clear();
+    this.traffic = [];
+    this.trafficDropped = 0;
+    // The page emptied its mirror itself: what comes after the clear is all it lacks.
+    this.mirrorSync = false;
+    this.trafficCountsChanged = true;
+    this.schedule();
+  }
+
+  /** Every event the log keeps (of one connection, when given), for an export. */
+  trafficEvents(connectionId?: number): TrafficEvent[] {
+    return this.trafficLog.events(connectionId);
   }
 
   addInbox(event: InboxEvent): void {
@@ -84,10 +129,15 @@ export class Outbox {
     this.replay = undefined;
   }
 
-  /** Drops traffic and inbox events not yet sent: a replay seeking back must not show them twice. */
+  /**
+   * Drops the traffic log and inbox events not yet sent: a replay (or a seek back in one) starts the log
+   * afresh, as the page did before asking for it, and must not show what it plays twice.
+   */
   dropPending(): void {
+    this.trafficLog.clear();
     this.traffic = [];
     this.trafficDropped = 0;
+    this.trafficCountsChanged = true;
     this.inbox = [];
   }
 
@@ -162,6 +212,8 @@ export class Outbox {
       parts.snapshots.length === 0 &&
       parts.results.length === 0 &&
       this.traffic.length === 0 &&
+      !this.mirrorSync &&
+      !this.trafficCountsChanged &&
       this.inbox.length === 0 &&
       !hasNews &&
       !this.listStatus &&
@@ -169,11 +221,15 @@ export class Outbox {
       !this.refused &&
       !this.replay;
     if (empty) return null;
+    const sync = this.mirrorSync;
     const batch: Batch = {
       type: 'batch',
       ...parts,
-      traffic: this.traffic,
+      traffic: sync ? this.trafficLog.events() : this.traffic,
       trafficDropped: this.trafficDropped,
+      trafficSync: sync || undefined,
+      trafficCount: this.trafficCountsChanged ? this.trafficLog.counts() : undefined,
+      trafficEpoch: this.trafficEpoch,
       inbox: this.inbox,
       connection: hasNews ? this.news : undefined,
       listStatus: this.listStatus,
@@ -183,6 +239,8 @@ export class Outbox {
     };
     this.traffic = [];
     this.trafficDropped = 0;
+    this.mirrorSync = false;
+    this.trafficCountsChanged = false;
     this.inbox = [];
     this.forgetConnection();
     return batch;

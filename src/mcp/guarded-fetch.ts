@@ -130,7 +130,8 @@ function headerKeeper(): (headers: HeadersInit | undefined) => Record<string, st
   return (headers) => {
     const pairs: Array<[string, string]> = [];
     let key = '';
-    for (const [name, value] of new Headers(headers)) {
+    // The SDK's request headers and every response's are a Headers already: read, not copied, on each poll.
+    for (const [name, value] of headers instanceof Headers ? headers : new Headers(headers)) {
       if (pairs.length >= MAX_KEPT_HEADERS) break;
       const kept = cutText(value, MAX_HEADER_VALUE);
       pairs.push([name, kept]);

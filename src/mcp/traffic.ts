@@ -53,8 +53,21 @@ export type TrafficListener = (event: TrafficEvent) => void;
 /** Messages larger than this are logged without their body: a thousand 3 MB results would fill the tab. */
 export const MAX_LOGGED_MESSAGE_BYTES = 64 * 1024;
 
+/**
+ * Events forTrafficLog made (or found fit): the engine's log and history both ask for the same event, and a
+ * body is walked once, not once per keeper (bench:ui profile).
+ */
+const fitForLog = new WeakSet<TrafficEvent>();
+
 /** The event as a log keeps it: an oversized body is replaced by a note of its size. */
 export function forTrafficLog(event: TrafficEvent): TrafficEvent {
+  if (fitForLog.has(event)) return event;
+  const fit = fitted(event);
+  fitForLog.add(fit);
+  return fit;
+}
+
+function fitted(event: TrafficEvent): TrafficEvent {
   if (event.bytes < 0) return { ...event, message: { omitted: 'too deeply nested to write out as JSON' } };
   if (event.bytes > MAX_LOGGED_MESSAGE_BYTES)
     return { ...event, message: { omitted: `${event.bytes} bytes, too large to keep in the log` } };

@@ -5,7 +5,7 @@ import { getEngine } from '../bridge/engine-bridge';
 import { useConnection } from '../state/connection';
 import { useNow } from '../state/clock';
 import { tasksStore } from '../tasks/tasks-store';
-import { trafficEventsOf } from '../traffic/traffic-store';
+import { trafficEventsOf, useTraffic, useTrafficMirror } from '../traffic/traffic-store';
 import { queryKeys } from '../tracker/queries';
 import { evaluateReport, withActiveCheck } from '../rules/evaluate';
 import type { ActiveCheckState, ReportCard } from '../rules/report-types';
@@ -70,6 +70,12 @@ export function useReportCard(): ReportCard {
   const queryClient = useQueryClient();
   const check = useActiveCheck();
   const tick = Math.floor(useNow() / EVERY_MS);
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- tick is the throttle: the stores are read, not watched
-  return useMemo(() => buildReportCard(queryClient, check), [queryClient, check, tick]);
+  // The rules read every message: the page holds the log's rows while the card is open.
+  useTrafficMirror();
+  const synced = useTraffic((s) => s.synced);
+  return useMemo(
+    () => buildReportCard(queryClient, check),
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- tick is the throttle: the stores are read, not watched
+    [queryClient, check, tick, synced],
+  );
 }

@@ -1,5 +1,5 @@
 import { useInbox } from '../inbox/inbox-store';
-import { useTraffic } from '../traffic/traffic-store';
+import { clearTrafficLog } from '../traffic/traffic-store';
 import { resetTaskRecords } from './tasks-store';
 
 /**
@@ -20,6 +20,6 @@ export function startPageRecords(log: LogKept): void {
 /** Empties the page's log down to what `kept` says; the task records stay. */
 export function clearLog(kept: LogKept): void {
   if (kept === 'all') return;
-  useTraffic.getState().clear();
+  clearTrafficLog();
   useInbox.setState((s) => ({ items: kept === 'none' ? [] : s.items.filter((i) => i.state === 'pending') }));
 }

@@ -6,15 +6,17 @@ import { usePopover } from '../ui/usePopover';
 import { queryClient } from '../state/query-client';
 import { useConnection } from '../state/connection';
 import { useTasks } from '../tasks/tasks-store';
-import { useTraffic } from '../traffic/traffic-store';
+import { fetchTrafficEvents, useTraffic } from '../traffic/traffic-store';
 import { buildTrace, exportFileName } from '../engine/trace/build-trace';
 import { pageTraceSources } from './export-sources';
 import { buildHar } from './har';
 
 type Kind = 'trace' | 'har';
 
-function exportNow(kind: Kind, includeSecrets: boolean): string {
-  const trace = buildTrace(pageTraceSources(queryClient), { includeSecrets });
+async function exportNow(kind: Kind, includeSecrets: boolean): Promise<string> {
+  // The page holds the log's rows only while the drawer is open: the export asks the engine for all of them.
+  const traffic = await fetchTrafficEvents(useConnection.getState().id);
+  const trace = buildTrace(pageTraceSources(queryClient, traffic), { includeSecrets });
   const name = exportFileName(trace.receiver.url, kind === 'trace' ? 'trace.json' : 'har');
   if (kind === 'trace') downloadText(name, JSON.stringify(trace), 'application/json');
   else downloadText(name, JSON.stringify(buildHar(trace)), 'application/json');
@@ -26,8 +28,9 @@ function ExportOptions() {
   const [includeSecrets, setIncludeSecrets] = useState(false);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
   const taskCount = useTasks((s) => s.order.length);
-  const rowCount = useTraffic((s) => s.rows.length);
-  const hasExchange = useTraffic((s) => s.rows.some((r) => r.answer !== undefined));
+  const rowCount = useTraffic((s) => s.rowsKept);
+  // A row holding two events is a request with its answer.
+  const hasExchange = useTraffic((s) => s.kept > s.rowsKept);
   const url = useConnection((s) => s.url);
 
   const traceReason =
@@ -39,9 +42,9 @@ function ExportOptions() {
   const harReason =
     url === '' ? 'Connect to a receiver first' : !hasExchange ? 'No HTTP exchange recorded yet' : undefined;
 
-  const run = (kind: Kind) => {
+  const run = async (kind: Kind) => {
     try {
-      const name = exportNow(kind, includeSecrets);
+      const name = await exportNow(kind, includeSecrets);
       setNote({ ok: true, text: `Saved ${name}` });
     } catch (error) {
       setNote({
@@ -59,7 +62,7 @@ function ExportOptions() {
         disabled={reason !== undefined}
         title={reason}
         aria-describedby={reason ? `${testId}-reason` : undefined}
-        onClick={() => run(kind)}
+        onClick={() => void run(kind)}
         data-testid={testId}
       >
         {label}

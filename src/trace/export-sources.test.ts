@@ -33,7 +33,7 @@ describe('pageTraceSources', () => {
     ]);
     useConnection.setState({ id: 2 });
 
-    const inbox = pageTraceSources(new QueryClient()).inbox;
+    const inbox = pageTraceSources(new QueryClient(), []).inbox;
 
     const asked = inbox.filter((e): e is Extract<InboxEvent, { kind: 'asked' }> => e.kind === 'asked');
     expect(asked.map((e) => e.request.key)).toEqual(['2:2', '2:4']);
@@ -43,7 +43,7 @@ describe('pageTraceSources', () => {
     ]);
 
     useConnection.setState({ id: 1 });
-    const earlier = pageTraceSources(new QueryClient()).inbox;
+    const earlier = pageTraceSources(new QueryClient(), []).inbox;
     expect(earlier.map((e) => (e.kind === 'asked' ? e.request.key : `settled ${e.key}`))).toEqual([
       '1:1',
       'settled 1:1',

@@ -1,13 +1,12 @@
 /**
  * What the page has observed, read from its stores for an export: the connection, the tool list and task
- * snapshots and results in the query cache, task records, the inbox and the traffic log.
+ * snapshots and results in the query cache, task records, the inbox; the traffic log comes from the engine.
  */
 import type { QueryClient } from '@tanstack/react-query';
-import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo } from '../mcp';
+import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, TrafficEvent } from '../mcp';
 import type { InboxEvent } from '../engine/messages';
 import { useConnection } from '../state/connection';
 import { useInbox, type InboxItem, type SentAnswer } from '../inbox/inbox-store';
-import { trafficEventsOf } from '../traffic/traffic-store';
 import { tasksStore } from '../tasks/tasks-store';
 import { queryKeys } from '../tracker/queries';
 import type { TrackedTask } from '../tracker/task-store';
@@ -49,7 +48,8 @@ export function inboxEvents(items: readonly InboxItem[]): InboxEvent[] {
   return events;
 }
 
-export function pageTraceSources(queryClient: QueryClient): TraceSources {
+/** `traffic`: the connection's messages, which the engine's log holds (fetchTrafficEvents). */
+export function pageTraceSources(queryClient: QueryClient, traffic: TrafficEvent[]): TraceSources {
   const connection = useConnection.getState();
   const id = connection.id;
   const { tasks, order } = tasksStore.getState();
@@ -71,7 +71,6 @@ export function pageTraceSources(queryClient: QueryClient): TraceSources {
       queryClient.getQueryData<Normalised<TaskResultSnapshot>>(queryKeys.taskResult(id, taskId)),
     // This connection's requests only, as for traffic: the inbox keeps earlier connections' too.
     inbox: inboxEvents(useInbox.getState().items.filter((item) => item.connectionId === id)),
-    // Only this connection's: the log also holds earlier connections' and replays' rows.
-    traffic: trafficEventsOf(id),
+    traffic,
   };
 }

@@ -11,7 +11,7 @@ import { curlCommand, secretsWithheld } from './curl';
 import { formatBytes } from '../format/bytes';
 import { ResendDialog } from './ResendDialog';
 import { useLiveReceiver } from './resend';
-import type { TrafficRow } from './rows';
+import type { TrafficRow } from '../engine/traffic-rows';
 
 const JsonTree = lazy(() => import('../ui/JsonTree'));
 

@@ -5,9 +5,15 @@ import { Button, focusRing } from '../ui/Button';
 import { restoreFocus } from '../ui/keymap';
 import { useEscapeLayer, useShortcut } from '../ui/useKeymap';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
-import { TRAFFIC_BYTE_CAP, useTraffic, useTrafficView } from './traffic-store';
+import {
+  TRAFFIC_BYTE_CAP,
+  clearTrafficLog,
+  useTraffic,
+  useTrafficMirror,
+  useTrafficView,
+} from './traffic-store';
 import { filterRows, isFiltered, methodsOf, NO_FILTER } from './filters';
-import { indexOfRow } from './rows';
+import { indexOfRow } from '../engine/traffic-rows';
 import { useConnection } from '../state/connection';
 import { TrafficHeader, TrafficTable } from './TrafficTable';
 import { TrafficDetail } from './TrafficDetail';
@@ -88,7 +94,10 @@ function FilterBar() {
 
 /** The log: filters, the rows, and the opened row beside them. Mounted only while the drawer is open. */
 function TrafficPanel() {
+  // The rows cross from the engine only while the panel is mounted; closed, the drawer has the counts alone.
+  useTrafficMirror();
   const rows = useTraffic((s) => s.rows);
+  const synced = useTraffic((s) => s.synced);
   const filter = useTrafficView((s) => s.filter);
   const selected = useTrafficView((s) => s.selected);
   const follow = useTrafficView((s) => s.follow);
@@ -126,7 +135,11 @@ function TrafficPanel() {
           <TrafficHeader />
           {shown.length === 0 ? (
             <p className="px-2 py-2 font-sans text-xs text-slate-500" data-testid="traffic-empty">
-              {rows.length === 0 ? 'No messages yet.' : 'No message matches the filters.'}
+              {!synced
+                ? 'Loading messages…'
+                : rows.length === 0
+                  ? 'No messages yet.'
+                  : 'No message matches the filters.'}
             </p>
           ) : (
             <TrafficTable
@@ -162,7 +175,6 @@ export function TrafficDrawer() {
   const setFollow = useTrafficView((s) => s.setFollow);
   const total = useTraffic((s) => s.total);
   const kept = useTraffic((s) => s.kept);
-  const clear = useTraffic((s) => s.clear);
   const sectionRef = useRef<HTMLElement>(null);
   const toggleRef = useRef<HTMLButtonElement>(null);
   const toggle = () => {
@@ -238,7 +250,7 @@ export function TrafficDrawer() {
               variant="ghost"
               onClick={() => {
                 useTrafficView.getState().select(null);
-                clear();
+                clearTrafficLog();
               }}
               title="Clear the log and its counts"
               aria-label="Clear the traffic log"

@@ -3,7 +3,7 @@ import { ArrowDownLeft, ArrowUpRight } from 'lucide-react';
 import { focusRing } from '../ui/Button';
 import { VirtualRows } from '../ui/VirtualRows';
 import { formatClock } from '../format/time';
-import { indexOfRow, type TrafficRow } from './rows';
+import { indexOfRow, type TrafficRow } from '../engine/traffic-rows';
 import { formatBytes } from '../format/bytes';
 
 export const ROW_HEIGHT = 20;

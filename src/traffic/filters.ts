@@ -1,5 +1,5 @@
 import type { TrafficEvent } from '../mcp';
-import type { RowKind, TrafficRow } from './rows';
+import type { RowKind, TrafficRow } from '../engine/traffic-rows';
 
 export interface TrafficFilter {
   /** A method exactly, or '' for any. */

@@ -9,7 +9,7 @@ import {
   useTraffic,
   useTrafficView,
 } from './traffic-store';
-import { addEvents, emptyLog, taskIdOf } from './rows';
+import { addEvents, emptyLog, taskIdOf } from '../engine/traffic-rows';
 import { filterRows, methodsOf, NO_FILTER } from './filters';
 
 /** Events as the real tap makes them, so pairing is by the tap's own requestSeq. */
@@ -240,6 +240,26 @@ describe('the traffic ring', () => {
     expect(kept).toBe(TRAFFIC_COUNT_CAP);
     expect(total).toBe(TRAFFIC_COUNT_CAP + 503);
     expect((rows[0]!.first.message as { params: { i: number } }).params.i).toBe(500);
+  });
+
+  it('the engine’s log, changed in place, pairs and caps as a copied one does', () => {
+    const { tap, events } = recorder();
+    for (let i = 0; i < 300; i++) {
+      tap.record('out', { jsonrpc: '2.0', id: i, method: 'tasks/get', params: { taskId: `t-${i}` } });
+      tap.record('in', { jsonrpc: '2.0', id: i, result: { taskId: `t-${i}`, status: 'working' } });
+    }
+    const caps = { bytes: TRAFFIC_BYTE_CAP, count: 250 };
+    let copied = emptyLog();
+    let inPlace = emptyLog();
+    const rows = inPlace.rows;
+    for (let at = 0; at < events.length; at += 7) {
+      copied = addEvents(copied, events.slice(at, at + 7), 0, caps);
+      inPlace = addEvents(inPlace, events.slice(at, at + 7), 0, caps, true);
+    }
+    expect(inPlace.rows).toBe(rows);
+    expect(inPlace.rows).toEqual(copied.rows);
+    expect([inPlace.kept, inPlace.total, inPlace.bytes]).toEqual([copied.kept, copied.total, copied.bytes]);
+    expect(inPlace.kept).toBe(250);
   });
 
   it('clear empties the list and resets the counts', () => {

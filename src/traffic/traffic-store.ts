@@ -1,37 +1,119 @@
 import { create } from 'zustand';
+import { useEffect } from 'react';
 import type { TrafficEvent } from '../mcp';
+import type { Batch } from '../engine/messages';
+import { getEngine } from '../bridge/engine-bridge';
 import { NO_FILTER, type TrafficFilter } from './filters';
-import { TRAFFIC_BYTE_CAP, TRAFFIC_COUNT_CAP, addEvents, emptyLog, type TrafficLogState } from './rows';
+import {
+  TRAFFIC_BYTE_CAP,
+  TRAFFIC_COUNT_CAP,
+  addEvents,
+  emptyLog,
+  eventsOf,
+  type TrafficCounts,
+  type TrafficLogState,
+} from '../engine/traffic-rows';
 
 export { TRAFFIC_BYTE_CAP, TRAFFIC_COUNT_CAP };
 
 interface TrafficState extends TrafficLogState {
+  /** Rows the engine's log holds (the page's own rows are empty while the drawer is closed). */
+  rowsKept: number;
+  /** The page's rows are the engine's log (false from asking for them until they arrive). */
+  synced: boolean;
   /** One store update per engine batch; `dropped` counts what the engine could not send in time. */
   pushMany: (events: readonly TrafficEvent[], dropped?: number) => void;
   /** Empties the log and resets every count. */
   clear: () => void;
 }
 
-/** The page's traffic log: a ring of rows (request and answer paired), bounded by bytes and by count. */
+/**
+ * The page's copy of the traffic log, which the engine keeps: its rows (a ring, request and answer paired,
+ * bounded by bytes and by count) only while something on the page shows them (useTrafficMirror), its counts
+ * always.
+ */
 export const useTraffic = create<TrafficState>()((set) => ({
   ...emptyLog(),
-  pushMany: (incoming, dropped = 0) => set((state) => addEvents(state, incoming, dropped)),
-  clear: () => set(emptyLog()),
+  rowsKept: 0,
+  synced: true,
+  pushMany: (incoming, dropped = 0) =>
+    set((state) => {
+      const next = addEvents(state, incoming, dropped);
+      return { ...next, rowsKept: next.rows.length };
+    }),
+  clear: () => set({ ...emptyLog(), rowsKept: 0, synced: true }),
 }));
 
-/** The events the log keeps of one connection (or replay), oldest first: what its exports and checks read. */
+/** The events the page's copy keeps of one connection (or replay), oldest first: what the report card reads. */
 export function trafficEventsOf(connectionId: number): TrafficEvent[] {
-  return trafficEvents().filter((event) => event.connectionId === connectionId);
+  return eventsOf(useTraffic.getState().rows, connectionId);
 }
 
-/** Every event the log keeps, in the order they happened. */
+/** Every event the page's copy keeps, in the order they happened. */
 export function trafficEvents(): TrafficEvent[] {
-  const events: TrafficEvent[] = [];
-  for (const row of useTraffic.getState().rows) {
-    events.push(row.first);
-    if (row.answer) events.push(row.answer);
+  return eventsOf(useTraffic.getState().rows);
+}
+
+/** The page's clears of the log, numbered: a batch the engine sent before the latest one brings no traffic. */
+let epoch = 0;
+/** How many views on the page show the log's rows now. */
+let mirrors = 0;
+
+/** Empties the log, the page's copy and the engine's. */
+export function clearTrafficLog(): void {
+  epoch += 1;
+  useTraffic.getState().clear();
+  void getEngine().request({ type: 'trafficClear', epoch });
+}
+
+/** The whole log of one connection from the engine, for an export. */
+export function fetchTrafficEvents(connectionId: number): Promise<TrafficEvent[]> {
+  return getEngine().request({ type: 'trafficEvents', connectionId });
+}
+
+/** A batch's traffic part into the page's copy: rows while mirrored, counts always. */
+export function applyTrafficBatch(
+  batch: Pick<Batch, 'traffic' | 'trafficDropped' | 'trafficSync' | 'trafficCount' | 'trafficEpoch'>,
+): void {
+  if (batch.trafficEpoch !== epoch) return;
+  const counts: Partial<TrafficCounts> = batch.trafficCount ?? {};
+  const withCounts = (state: TrafficLogState & { rowsKept: number }) => ({
+    ...state,
+    total: counts.total ?? state.total,
+    kept: counts.kept ?? state.kept,
+    rowsKept: counts.rows ?? state.rowsKept,
+  });
+  const state = useTraffic.getState();
+  if (mirrors > 0 && batch.trafficSync) {
+    useTraffic.setState({
+      ...withCounts({ ...addEvents(emptyLog(), batch.traffic), rowsKept: 0 }),
+      synced: true,
+    });
+    return;
   }
-  return events.sort((a, b) => a.seq - b.seq);
+  const grows = mirrors > 0 && state.synced && (batch.traffic.length > 0 || batch.trafficDropped > 0);
+  if (!grows && !batch.trafficCount) return;
+  const next = grows ? addEvents(state, batch.traffic, batch.trafficDropped) : state;
+  useTraffic.setState(withCounts({ ...next, rowsKept: state.rowsKept }));
+}
+
+function setMirror(on: boolean): void {
+  if (on) useTraffic.setState({ synced: false });
+  // Closed, the page keeps the counts only.
+  else useTraffic.setState({ rows: [], bytes: 0, awaited: new Map(), synced: true });
+  void getEngine().request({ type: 'trafficMirror', on });
+}
+
+/** While the calling component is mounted, the page holds the log's rows (the drawer's panel, the report card). */
+export function useTrafficMirror(): void {
+  useEffect(() => {
+    mirrors += 1;
+    if (mirrors === 1) setMirror(true);
+    return () => {
+      mirrors -= 1;
+      if (mirrors === 0) setMirror(false);
+    };
+  }, []);
 }
 
 const HEIGHT_KEY = 'taskscope.trafficHeight';

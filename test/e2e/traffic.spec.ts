@@ -90,6 +90,34 @@ test('an opened message stays where it is while 100 more arrive; every row stays
   await expect(page.getByTestId('traffic-count')).toContainText(/\((0|[1-9]\d?) messages/);
 });
 
+test('closed, the drawer counts the messages; opened, every one of them is there, also when opened again', async ({
+  page,
+}) => {
+  await open(page);
+  const job = await runFastPolledJob(page);
+  await expect.poll(() => messageCount(page)).toBeGreaterThan(40);
+  await cancelTask(page, job);
+  await openDrawer(page);
+  const table = drawer(page).getByRole('table', { name: 'Messages' });
+  // The rows the engine kept while the drawer was closed arrive at once: the first exchange and the cancel.
+  await expect(rows(page).last()).toBeVisible();
+  const rowCount = Number(await table.getAttribute('aria-rowcount')) - 1;
+  expect(rowCount).toBeGreaterThan(20);
+  await expect(rows(page).filter({ hasText: 'tasks/cancel' }).first()).toBeAttached();
+  await page.getByTestId('traffic-follow').uncheck();
+  await drawer(page)
+    .getByTestId('traffic-rows')
+    .evaluate((element) => (element.scrollTop = 0));
+  await expect(rows(page).filter({ hasText: 'initialize' }).first()).toBeInViewport();
+
+  // Closed and opened again: the same log, from the engine again.
+  await page.getByRole('button', { name: /^Traffic/ }).click();
+  await expect(drawer(page)).toHaveAttribute('data-open', 'false');
+  await openDrawer(page);
+  await expect(rows(page).first()).toBeVisible();
+  expect(Number(await table.getAttribute('aria-rowcount')) - 1).toBeGreaterThanOrEqual(rowCount);
+});
+
 test('the task detail opens the drawer on that task’s messages; filters and search narrow the rows', async ({
   page,
 }) => {

@@ -10,7 +10,11 @@ import { createTasksStore } from '../../src/tracker/task-store';
  * batch goes through structured clone as it does between a page and its Worker. `healths` keeps every
  * connection state the engine reported, in order.
  */
-export function engineOverChannel(options: HostOptions = {}) {
+export function engineOverChannel(
+  options: HostOptions = {},
+  /** The page shows the traffic log (its drawer open), so batches carry every message; off, counts only. */
+  { mirrorTraffic = true }: { mirrorTraffic?: boolean } = {},
+) {
   const { port1, port2 } = new MessageChannel();
   const host = new EngineHost((message: FromEngine) => port2.postMessage(message), options);
   port2.on('message', (message: ToEngine) => host.receive(message));
@@ -21,6 +25,7 @@ export function engineOverChannel(options: HostOptions = {}) {
   };
   port1.on('message', (data: FromEngine) => pagePort.onmessage?.({ data } as MessageEvent<FromEngine>));
   const bridge = new EngineBridge(pagePort);
+  if (mirrorTraffic) void bridge.request({ type: 'trafficMirror', on: true });
   const batches: Batch[] = [];
   const healths: Health[] = [];
   const tasks = createTasksStore();

@@ -121,9 +121,9 @@ export function openConnection(command: ConnectCommand, deps: OpenDeps): Connect
 function listenToTap(conn: Connection, { outbox, isCurrent }: OpenDeps): () => void {
   return conn.tap.subscribe((event) => {
     if (!isCurrent(conn)) return;
-    const owned = { ...event, connectionId: conn.id };
-    outbox.addTraffic(owned);
-    conn.history?.addTraffic(forTrafficLog(owned));
+    const logged = forTrafficLog({ ...event, connectionId: conn.id });
+    outbox.addTraffic(logged);
+    conn.history?.addTraffic(logged);
   });
 }
 

@@ -151,5 +151,7 @@ export function redactForStorage<T>(value: T): T {
  */
 export function redactTrafficEvent(event: TrafficEvent, redacted?: Set<string>): TrafficEvent {
   const out = redactForStorage(event);
-  return out.http ? { ...out, http: { ...out.http, url: redactUrl(out.http.url, redacted) } } : out;
+  if (!out.http) return out;
+  const url = redactUrl(out.http.url, redacted);
+  return url === out.http.url ? out : { ...out, http: { ...out.http, url } };
 }

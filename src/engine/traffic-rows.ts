@@ -166,9 +166,11 @@ export function addEvents(
   incoming: readonly TrafficEvent[],
   dropped = 0,
   caps: { bytes: number; count: number } = { bytes: TRAFFIC_BYTE_CAP, count: TRAFFIC_COUNT_CAP },
+  /** Change `state.rows` itself instead of a copy: for a log nothing else holds (the engine's). */
+  inPlace = false,
 ): TrafficLogState {
   if (incoming.length === 0 && dropped === 0) return state;
-  const rows = state.rows.slice();
+  const rows = inPlace ? state.rows : state.rows.slice();
   const awaited = state.awaited;
   let { nextN, bytes, kept } = state;
   for (const event of incoming) {
@@ -203,4 +205,23 @@ export function addEvents(
   }
   if (drop > 0) rows.splice(0, drop);
   return { rows, awaited, nextN, bytes, kept, total: state.total + incoming.length + dropped };
+}
+
+/** The events the rows hold (of one connection, when given), in the order they happened. */
+export function eventsOf(rows: readonly TrafficRow[], connectionId?: number): TrafficEvent[] {
+  const events: TrafficEvent[] = [];
+  for (const row of rows) {
+    if (connectionId !== undefined && row.first.connectionId !== connectionId) continue;
+    events.push(row.first);
+    if (row.answer) events.push(row.answer);
+  }
+  return events.sort((a, b) => a.seq - b.seq);
+}
+
+/** What the page shows of the log while it does not hold its rows (the drawer closed). */
+export interface TrafficCounts {
+  total: number;
+  kept: number;
+  /** Rows the log holds; `kept` above it means some hold an answer (an HTTP exchange to export). */
+  rows: number;
 }
