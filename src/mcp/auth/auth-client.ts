@@ -10,6 +10,7 @@ import { AuthFailure, discover, type Challenge, type Discovered } from './discov
 
 export { readChallenge } from './challenge';
 import { recordingFetch } from './exchanges';
+import { describeSignIn, grantOf, randomState, rememberedGrant, type Grant, type Pending } from './grant';
 import type {
   AuthCallback,
   AuthClientChoice,
@@ -29,20 +30,6 @@ export const MAX_STEP_UPS = 3;
 export const STEP_UP_WAIT_MS = 5 * 60_000;
 const MAX_STEPS = 200;
 
-interface Pending {
-  state: string;
-  codeVerifier: string;
-  discovered: Discovered;
-  client: OAuthClientInformationMixed;
-}
-
-interface Grant {
-  tokens: OAuthTokens;
-  expiresAt?: number;
-  discovered: Discovered;
-  client: OAuthClientInformationMixed;
-}
-
 export interface AuthClientOptions {
   receiverUrl: string;
   /** Taskscope's own /oauth/callback. */
@@ -51,15 +38,6 @@ export interface AuthClientOptions {
   /** Direct, or through the relay: the flow's requests go the way the receiver's do. */
   fetch: typeof fetch;
   now?: () => number;
-}
-
-function randomState(): string {
-  const bytes = new Uint8Array(18);
-  crypto.getRandomValues(bytes);
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '');
 }
 
 /**
@@ -122,38 +100,16 @@ export class AuthClient {
   }
 
   view(): AuthView {
-    const grant = this.grant;
-    const discovered = grant?.discovered ?? this.pending?.discovered;
-    const client = grant?.client ?? this.pending?.client;
-    const origins = new Set<string>();
-    for (const step of this.steps)
-      for (const exchange of step.exchanges) {
-        try {
-          origins.add(new URL(exchange.url).origin);
-        } catch {
-          // A URL the flow could not parse never went out.
-        }
-      }
-    if (this.pending) origins.add(new URL(this.authorizationUrl ?? this.options.receiverUrl).origin);
-    return {
+    return describeSignIn({
       status: this.status,
-      authorizationUrl:
-        this.status === 'sign-in-needed' || this.status === 'step-up-needed'
-          ? this.authorizationUrl
-          : undefined,
-      state: this.pending?.state,
-      issuer: discovered?.metadata?.issuer ?? discovered?.authorizationServerUrl,
-      clientId: client?.client_id,
-      clientKind: client ? this.clients.get(discovered?.authorizationServerUrl ?? '')?.kind : undefined,
-      scopes: grant
-        ? (grant.tokens.scope?.split(' ').filter(Boolean) ?? discovered?.scope?.split(' '))
-        : discovered?.scope?.split(' '),
-      expiresAt: grant?.expiresAt,
-      canRefresh: grant?.tokens.refresh_token !== undefined,
       error: this.error,
-      origins: [...origins],
       steps: this.steps,
-    };
+      pending: this.pending,
+      grant: this.grant,
+      authorizationUrl: this.authorizationUrl,
+      receiverUrl: this.options.receiverUrl,
+      kindOf: (server) => this.clients.get(server)?.kind,
+    });
   }
 
   private authorizationUrl: string | undefined;
@@ -345,12 +301,7 @@ export class AuthClient {
   }
 
   private take(tokens: OAuthTokens, discovered: Discovered, client: OAuthClientInformationMixed): void {
-    this.grant = {
-      tokens,
-      discovered,
-      client,
-      expiresAt: tokens.expires_in !== undefined ? this.now() + tokens.expires_in * 1000 : undefined,
-    };
+    this.grant = grantOf(tokens, discovered, client, this.now());
     this.challenge = undefined;
     this.error = undefined;
     this.status = 'signed-in';
@@ -401,16 +352,8 @@ export class AuthClient {
    * expired token is refreshed on the first request, and a refused refresh asks for a new sign-in.
    */
   restore(remembered: RememberedSignIn): boolean {
-    const grant = remembered.grant as Partial<Grant & { kind: ClientKind }> | undefined;
-    const ok =
-      remembered.version === 1 &&
-      remembered.receiverUrl === this.options.receiverUrl &&
-      typeof grant?.tokens?.access_token === 'string' &&
-      typeof grant.discovered?.authorizationServerUrl === 'string' &&
-      typeof grant.discovered.resource === 'string' &&
-      typeof grant.client?.client_id === 'string';
-    if (!ok || this.grant) return false;
-    const full = grant as Grant & { kind?: ClientKind };
+    const full = rememberedGrant(remembered, this.options.receiverUrl);
+    if (!full || this.grant) return false;
     this.grant = {
       tokens: full.tokens,
       discovered: full.discovered,

@@ -1,0 +1,105 @@
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Discovered } from './discovery';
+import type { AuthStep, AuthStatus, AuthView, ClientKind, RememberedSignIn } from './types';
+
+/**
+ * What one sign-in holds, as plain data: the sign-in on its way (PKCE verifier and state, until the callback), the
+ * grant it ended in, the view the page draws of them, and a remembered sign-in read back from storage.
+ */
+
+export interface Pending {
+  state: string;
+  codeVerifier: string;
+  discovered: Discovered;
+  client: OAuthClientInformationMixed;
+}
+
+export interface Grant {
+  tokens: OAuthTokens;
+  expiresAt?: number;
+  discovered: Discovered;
+  client: OAuthClientInformationMixed;
+}
+
+export function grantOf(
+  tokens: OAuthTokens,
+  discovered: Discovered,
+  client: OAuthClientInformationMixed,
+  now: number,
+): Grant {
+  return {
+    tokens,
+    discovered,
+    client,
+    expiresAt: tokens.expires_in !== undefined ? now + tokens.expires_in * 1000 : undefined,
+  };
+}
+
+/** An unguessable OAuth state (RFC 6749 §10.12), base64url. */
+export function randomState(): string {
+  const bytes = new Uint8Array(18);
+  crypto.getRandomValues(bytes);
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
+}
+
+/** A remembered sign-in comes from this browser's storage: its shape is checked before it is used. */
+export function rememberedGrant(
+  remembered: RememberedSignIn,
+  receiverUrl: string,
+): (Grant & { kind?: ClientKind }) | undefined {
+  const grant = remembered.grant as Partial<Grant & { kind: ClientKind }> | undefined;
+  const ok =
+    remembered.version === 1 &&
+    remembered.receiverUrl === receiverUrl &&
+    typeof grant?.tokens?.access_token === 'string' &&
+    typeof grant.discovered?.authorizationServerUrl === 'string' &&
+    typeof grant.discovered.resource === 'string' &&
+    typeof grant.client?.client_id === 'string';
+  return ok ? (grant as Grant & { kind?: ClientKind }) : undefined;
+}
+
+/** The page's view of a sign-in: no token, no verifier, no secret. */
+export function describeSignIn(at: {
+  status: AuthStatus;
+  error: string | undefined;
+  steps: AuthStep[];
+  pending: Pending | undefined;
+  grant: Grant | undefined;
+  authorizationUrl: string | undefined;
+  receiverUrl: string;
+  kindOf: (authorizationServerUrl: string) => ClientKind | undefined;
+}): AuthView {
+  const { grant, pending, status } = at;
+  const discovered = grant?.discovered ?? pending?.discovered;
+  const client = grant?.client ?? pending?.client;
+  const origins = new Set<string>();
+  for (const step of at.steps)
+    for (const exchange of step.exchanges) {
+      try {
+        origins.add(new URL(exchange.url).origin);
+      } catch {
+        // A URL the flow could not parse never went out.
+      }
+    }
+  if (pending) origins.add(new URL(at.authorizationUrl ?? at.receiverUrl).origin);
+  return {
+    status,
+    authorizationUrl:
+      status === 'sign-in-needed' || status === 'step-up-needed' ? at.authorizationUrl : undefined,
+    state: pending?.state,
+    issuer: discovered?.metadata?.issuer ?? discovered?.authorizationServerUrl,
+    clientId: client?.client_id,
+    clientKind: client ? at.kindOf(discovered?.authorizationServerUrl ?? '') : undefined,
+    scopes: grant
+      ? (grant.tokens.scope?.split(' ').filter(Boolean) ?? discovered?.scope?.split(' '))
+      : discovered?.scope?.split(' '),
+    expiresAt: grant?.expiresAt,
+    canRefresh: grant?.tokens.refresh_token !== undefined,
+    error: at.error,
+    origins: [...origins],
+    steps: at.steps,
+  };
+}
