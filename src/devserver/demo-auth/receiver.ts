@@ -4,8 +4,8 @@ import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/tok
 import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { createDemoReceiver, type DemoReceiver } from '../demo/receiver.js';
-import { REQUEST_BODY_LIMIT } from '../json-rpc-http.js';
+import { createDemoReceiver, setDemoCors, type DemoReceiver } from '../demo/receiver.js';
+import { REQUEST_BODY_LIMIT, sendJsonRpcError } from '../json-rpc-http.js';
 import { plainGuard, receiverGuard } from '../guard.js';
 import { sendPlain } from '../http-server.js';
 import { BASE_SCOPE, DemoAuthProvider, EXTRA_SCOPE, OFFLINE_SCOPE } from './provider.js';
@@ -154,21 +154,8 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
       allowedHosts,
       allowedOrigins,
       cors: options.cors,
-      sendError: (res, status, code, message) =>
-        res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null }),
-      setCors: (_req, res, origin) => {
-        res.setHeader('Access-Control-Allow-Origin', origin);
-        res.setHeader('Vary', 'Origin');
-        res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
-        res.setHeader(
-          'Access-Control-Allow-Headers',
-          'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id',
-        );
-        res.setHeader(
-          'Access-Control-Expose-Headers',
-          'mcp-session-id, mcp-protocol-version, retry-after, www-authenticate',
-        );
-      },
+      sendError: sendJsonRpcError,
+      setCors: (_req, res, origin) => setDemoCors(res, origin, ['www-authenticate']),
     }),
   );
   receiver.use((req, res, next) => bearerFor(req)(req, res, next));

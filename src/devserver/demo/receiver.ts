@@ -50,6 +50,21 @@ export interface DemoReceiver {
   close: () => Promise<void>;
 }
 
+/** CORS for a page on an allowed origin: the MCP headers in, the session and retry headers (and any extra) out. */
+export function setDemoCors(res: Response, origin: string, exposeToo: string[] = []): void {
+  res.setHeader('Access-Control-Allow-Origin', origin);
+  res.setHeader('Vary', 'Origin');
+  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
+  res.setHeader(
+    'Access-Control-Allow-Headers',
+    'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id',
+  );
+  res.setHeader(
+    'Access-Control-Expose-Headers',
+    ['mcp-session-id', 'mcp-protocol-version', 'retry-after', ...exposeToo].join(', '),
+  );
+}
+
 function isJsonRpcMessage(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.length > 0 && messages.every((m) => JSONRPCMessageSchema.safeParse(m).success);
@@ -108,16 +123,7 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
       allowedOrigins: allowed,
       cors: options.cors,
       sendError: sendJsonRpcError,
-      setCors: (_req, res, origin) => {
-        res.setHeader('Access-Control-Allow-Origin', origin);
-        res.setHeader('Vary', 'Origin');
-        res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
-        res.setHeader(
-          'Access-Control-Allow-Headers',
-          'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id',
-        );
-        res.setHeader('Access-Control-Expose-Headers', 'mcp-session-id, mcp-protocol-version, retry-after');
-      },
+      setCors: (_req, res, origin) => setDemoCors(res, origin),
     }),
   );
 
