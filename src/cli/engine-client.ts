@@ -29,6 +29,9 @@ export class EngineClient {
   constructor() {
     // History is the page's (IndexedDB); a command keeps what it observed in memory only.
     this.host = new EngineHost((message) => this.receive(message), { history: async () => null });
+    // The engine sends traffic only to a client that mirrors its log (the page does while it shows it); a
+    // command judges the rules from every message, so it mirrors from the start.
+    void this.request({ type: 'trafficMirror', on: true });
   }
 
   request<C extends Command>(command: C): Promise<ReplyTo<C>> {

@@ -162,6 +162,46 @@ describe('signing in to the OAuth demo receiver', () => {
     expect(view.clientId).toBe('taskscope-demo');
     const token = view.steps.find((s) => s.kind === 'token')!.exchanges[0]!;
     expect(token.requestBody).toContain('client_secret=[redacted]');
+    // "Remember sign-in" keeps the tokens, never the person's client secret; a tab where the person entered
+    // it again gets it back, and its refresh authenticates with it.
+    const remembered = auth.remembered()!;
+    expect(JSON.stringify(remembered)).not.toContain('demo-secret');
+    const again = new AuthClient({
+      receiverUrl: server.receiverUrl,
+      redirectUri: REDIRECT,
+      fetch,
+      choice: { clientId: 'taskscope-demo', clientSecret: 'demo-secret' },
+    });
+    expect(again.restore(remembered)).toBe(true);
+    expect(await again.refresh()).toBe(true);
+    await session.close();
+  });
+
+  it('a sign-out while a refresh is under way stays signed out', async () => {
+    let hold: (() => void) | undefined;
+    const held = new Promise<void>((resolve) => (hold = resolve));
+    let holding = false;
+    let refreshSent!: () => void;
+    const sent = new Promise<void>((resolve) => (refreshSent = resolve));
+    // The flow's requests, with the refresh held at the door until the test lets it through.
+    const gate: typeof fetch = async (input, init) => {
+      if (holding && String(init?.body ?? '').includes('grant_type=refresh_token')) {
+        refreshSent();
+        await held;
+      }
+      return fetch(input, init);
+    };
+    const auth = new AuthClient({ receiverUrl: server.receiverUrl, redirectUri: REDIRECT, fetch: gate });
+    const session = await signIn(auth);
+    holding = true;
+    const refreshed = auth.refresh();
+    await sent;
+    auth.signOut();
+    hold!();
+    expect(await refreshed).toBe(false);
+    expect(auth.signedIn).toBe(false);
+    expect(auth.view().status).toBe('none');
+    expect(auth.remembered()).toBeUndefined();
     await session.close();
   });
 

@@ -89,6 +89,8 @@ describe('taskscope check', () => {
     const trace = parseTrace(JSON.parse(await readFile(file('pass.trace.json'), 'utf8')));
     if (!trace.ok) throw new Error(trace.errors.join('\n'));
     expect(trace.trace.tasks.some((t) => t.tool === 'slow_job')).toBe(true);
+    // The rules judged every message: the run's traffic is in the trace, tasks/get among it.
+    expect(trace.trace.traffic.some((event) => event.method === 'tasks/get')).toBe(true);
   });
 
   it.each([

@@ -10,7 +10,15 @@ import { AuthFailure, discover, type Challenge, type Discovered } from './discov
 
 export { readChallenge } from './challenge';
 import { recordingFetch } from './exchanges';
-import { describeSignIn, grantOf, randomState, rememberedGrant, type Grant, type Pending } from './grant';
+import {
+  describeSignIn,
+  grantOf,
+  keptClient,
+  randomState,
+  rememberedGrant,
+  type Grant,
+  type Pending,
+} from './grant';
 import type {
   AuthCallback,
   AuthClientChoice,
@@ -59,6 +67,8 @@ export class AuthClient {
   private refreshing: Promise<boolean> | undefined;
   private preparing: Promise<void> | undefined;
   private stepUps = 0;
+  /** Bumped by signOut: a refresh or a code exchange that was under way then must not sign the person back in. */
+  private signOuts = 0;
   private readonly clients = new Map<string, { info: OAuthClientInformationMixed; kind: ClientKind }>();
   private waiters: Array<(ok: boolean) => void> = [];
   private exchanges: AuthExchange[] = [];
@@ -270,6 +280,7 @@ export class AuthClient {
     }
     this.status = 'signing-in';
     this.changed();
+    const signOuts = this.signOuts;
     try {
       const tokens = await exchangeAuthorization(pending.discovered.authorizationServerUrl, {
         metadata: pending.discovered.metadata,
@@ -280,6 +291,7 @@ export class AuthClient {
         resource: pending.discovered.resource,
         fetchFn: this.flowFetch,
       });
+      if (this.signOuts !== signOuts) return false;
       this.pending = undefined;
       this.authorizationUrl = undefined;
       this.take(tokens, pending.discovered, pending.client);
@@ -316,6 +328,7 @@ export class AuthClient {
   private async doRefresh(): Promise<boolean> {
     const grant = this.grant;
     if (!grant?.tokens.refresh_token) return false;
+    const signOuts = this.signOuts;
     try {
       const tokens = await refreshAuthorization(grant.discovered.authorizationServerUrl, {
         metadata: grant.discovered.metadata,
@@ -324,11 +337,14 @@ export class AuthClient {
         resource: grant.discovered.resource,
         fetchFn: this.flowFetch,
       });
+      // Signed out meanwhile: what the server granted before that is not taken up.
+      if (this.signOuts !== signOuts) return false;
       this.take(tokens, grant.discovered, grant.client);
       this.step('refresh', true, `Refreshed: ${tokens.expires_in ?? '?'} s more`, { spec: 'OAuth 2.1 §4.3' });
       this.changed();
       return true;
     } catch (error) {
+      if (this.signOuts !== signOuts) return false;
       this.grant = undefined;
       this.fail('refresh', error);
       return false;
@@ -339,11 +355,12 @@ export class AuthClient {
   remembered(): RememberedSignIn | undefined {
     const grant = this.grant;
     if (!grant) return undefined;
+    const kind = this.clients.get(grant.discovered.authorizationServerUrl)?.kind;
     return {
       version: 1,
       receiverUrl: this.options.receiverUrl,
       issuer: grant.discovered.metadata?.issuer ?? grant.discovered.authorizationServerUrl,
-      grant: { ...grant, kind: this.clients.get(grant.discovered.authorizationServerUrl)?.kind },
+      grant: { ...grant, client: keptClient(grant.client, kind), kind },
     };
   }
 
@@ -354,14 +371,21 @@ export class AuthClient {
   restore(remembered: RememberedSignIn): boolean {
     const full = rememberedGrant(remembered, this.options.receiverUrl);
     if (!full || this.grant) return false;
+    // A pre-registered client's secret is the person's and stays in the tab's memory (the client identity
+    // form): it was not remembered, and comes back only from what the person entered in this tab.
+    const choice = this.options.choice;
+    const client =
+      full.kind === 'pre-registered' && choice?.clientSecret && choice.clientId === full.client.client_id
+        ? { ...full.client, client_secret: choice.clientSecret }
+        : full.client;
     this.grant = {
       tokens: full.tokens,
       discovered: full.discovered,
-      client: full.client,
+      client,
       expiresAt: full.expiresAt,
     };
     this.clients.set(full.discovered.authorizationServerUrl, {
-      info: full.client,
+      info: client,
       kind: full.kind ?? 'dynamic',
     });
     this.status = 'signed-in';
@@ -372,6 +396,8 @@ export class AuthClient {
 
   /** Forgets the tokens and the pending sign-in; the clients registered stay (they hold no secret of ours). */
   signOut(): void {
+    this.signOuts++;
+    this.stepUps = 0;
     this.grant = undefined;
     this.pending = undefined;
     this.authorizationUrl = undefined;

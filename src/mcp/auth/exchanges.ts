@@ -5,6 +5,8 @@ import type { AuthExchange } from './types';
 /** Every request of the flow (metadata, registration, token) gets this long before it is given up. */
 export const AUTH_REQUEST_DEADLINE_MS = 10_000;
 const MAX_BODY_SHOWN = 4000;
+/** What is redacted of a body at most; the rest is never shown. */
+const MAX_BODY_READ = 1024 * 1024;
 
 function urlOf(input: RequestInfo | URL): string {
   return typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -39,7 +41,10 @@ export function recordingFetch(
     const entry: AuthExchange = {
       method: init?.method ?? 'GET',
       url: redactAuthText(url),
-      requestBody: request === undefined ? undefined : redactAuthText(cutText(request, MAX_BODY_SHOWN)),
+      requestBody:
+        request === undefined
+          ? undefined
+          : cutText(redactAuthText(cutText(request, MAX_BODY_READ)), MAX_BODY_SHOWN),
       startedAt,
       ms: 0,
     };
@@ -51,7 +56,8 @@ export function recordingFetch(
         .clone()
         .text()
         .catch(() => '');
-      entry.responseBody = redactAuthText(cutText(text, MAX_BODY_SHOWN));
+      // Redacted before it is cut: a cut inside a token would leave its start outside the pattern.
+      entry.responseBody = cutText(redactAuthText(cutText(text, MAX_BODY_READ)), MAX_BODY_SHOWN);
       return response;
     } catch (error) {
       entry.error = expiry.signal.aborted

@@ -103,3 +103,13 @@ export function describeSignIn(at: {
     steps: at.steps,
   };
 }
+
+/** The client as "Remember sign-in" keeps it: without a pre-registered client's secret, which is the person's. */
+export function keptClient(
+  client: OAuthClientInformationMixed,
+  kind: ClientKind | undefined,
+): OAuthClientInformationMixed {
+  if (kind !== 'pre-registered' || !('client_secret' in client)) return client;
+  const { client_secret: _secret, ...kept } = client;
+  return kept;
+}

@@ -24,4 +24,11 @@ describe('redactAuthText', () => {
       'error_code=1&codec=x&response_type=code',
     );
   });
+
+  it('replaces a JSON secret cut short before its closing quote, to the end of the text', () => {
+    expect(redactAuthText('{"token_type":"Bearer","id_token":"eyJhbGciOi')).toBe(
+      '{"token_type":"Bearer","id_token":"[redacted]"',
+    );
+    expect(redactAuthText('{"refresh_token":"ab\\')).toBe('{"refresh_token":"[redacted]"');
+  });
 });

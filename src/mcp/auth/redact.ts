@@ -11,8 +11,9 @@ export const AUTH_SECRET_FIELDS: readonly string[] = [
 
 const REDACTED = '[redacted]';
 const FIELDS = AUTH_SECRET_FIELDS.join('|');
-// "field": "value" in JSON, and field=value in a query string or a form body.
-const JSON_FIELD = new RegExp(`("(?:${FIELDS})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'g');
+// "field": "value" in JSON (also a value cut short before its closing quote), and field=value in a query
+// string or a form body.
+const JSON_FIELD = new RegExp(`("(?:${FIELDS})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*(?:"|\\\\?$)`, 'g');
 const FORM_FIELD = new RegExp(`((?:^|[?&#\\s])(?:${FIELDS})=)[^&#\\s"]*`, 'g');
 
 /**
