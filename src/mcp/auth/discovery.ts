@@ -39,21 +39,43 @@ export interface Discovered {
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
-function isPrivateHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (LOOPBACK.has(h) || h.endsWith('.localhost') || h === '0.0.0.0') return true;
-  const v4 = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(h);
-  if (v4) {
-    const [a, b] = [Number(v4[1]), Number(v4[2])];
-    return (
-      a === 10 ||
-      a === 127 ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 169 && b === 254)
-    );
+function isPrivateV4(a: number, b: number): boolean {
+  return (
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    (a === 100 && b >= 64 && b <= 127) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 169 && b === 254)
+  );
+}
+
+/** An IPv6 literal as the URL parser writes it (compressed, lower case), without its brackets. */
+function isPrivateV6(address: string): boolean {
+  // ::, ::1, IPv4-compatible and IPv4-mapped (::ffff:7f00:1 is 127.0.0.1): all start with zeros.
+  if (address.startsWith('::')) {
+    const mapped = /^::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(address);
+    if (!mapped) return true;
+    const high = parseInt(mapped[1] ?? '0', 16);
+    return isPrivateV4(high >> 8, high & 0xff);
   }
-  return h.startsWith('fc') || h.startsWith('fd') || h.startsWith('fe80:');
+  const first = parseInt(address.split(':')[0] ?? '0', 16);
+  // fc00::/7 unique local, fe80::/10 link-local.
+  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80;
+}
+
+/**
+ * This machine or a private network, judged from the URL's host as the URL parser normalised it (so 2130706433,
+ * 0x7f.1 and [::ffff:127.0.0.1] are seen for what they are). A name that resolves to such an address is not
+ * caught here: the browser cannot resolve names.
+ */
+export function isPrivateHost(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  if (h.startsWith('[')) return isPrivateV6(h.slice(1, -1));
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  const v4 = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(h);
+  return v4 ? isPrivateV4(Number(v4[1]), Number(v4[2])) : false;
 }
 
 /**
