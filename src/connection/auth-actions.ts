@@ -85,7 +85,9 @@ export function signIn(): void {
   listenFor(auth.state);
   // Opened blank (our origin) first, so its opener can be cut before the authorization server's page loads:
   // that page comes from metadata the receiver controls and must not be able to navigate this tab.
-  const popup = window.open('about:blank', 'taskscope-sign-in', 'popup,width=520,height=720');
+  // Named per sign-in: an earlier popup still on the authorization server's page is another origin, whose
+  // opener could not be cut (and whose name would be reused).
+  const popup = window.open('about:blank', `taskscope-sign-in-${auth.state}`, 'popup,width=520,height=720');
   if (popup) {
     popup.opener = null;
     popup.location.href = auth.authorizationUrl;

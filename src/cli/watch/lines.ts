@@ -18,7 +18,8 @@ export function statusLine(
   now: number,
   offsetMs: number,
 ): string {
-  const parts = [`${task.taskId.length > 20 ? `${task.taskId.slice(0, 16)}…` : task.taskId}`];
+  const id = plain(task.taskId);
+  const parts = [id.length > 20 ? `${id.slice(0, 16)}…` : id];
   parts.push(task.status ?? 'pending');
   if (snapshot?.statusMessage) parts.push(short(snapshot.statusMessage, 60));
   parts.push(`${task.pollCount} poll${task.pollCount === 1 ? '' : 's'}`);
@@ -51,7 +52,7 @@ export function entryLine(entry: TimelineEntry, previous: TimelineEntry | undefi
     case 'purged':
       return `${at}  purged: ${short(entry.error.message)}`;
     case 'input':
-      return `${at}  input ${entry.method} ${entry.phase}${entry.detail ? ` (${short(entry.detail)})` : ''}`;
+      return `${at}  input ${plain(entry.method)} ${entry.phase}${entry.detail ? ` (${short(entry.detail)})` : ''}`;
     case 'progress':
       return `${at}  progress ${entry.progress}${entry.total !== undefined ? `/${entry.total}` : ''}${entry.message ? `: ${short(entry.message)}` : ''}`;
     case 'log':

@@ -116,7 +116,8 @@ export class DemoAuthProvider implements OAuthServerProvider {
       .set('Cache-Control', 'no-store')
       .set(
         'Content-Security-Policy',
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:",
+        // frame-ancestors: a page elsewhere must not frame the one-click Allow.
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'",
       )
       .send(
         consentPage({

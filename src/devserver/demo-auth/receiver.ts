@@ -94,10 +94,14 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
     (req, res) => {
       res.set('Access-Control-Allow-Origin', '*').set('Cache-Control', 'no-store').json(body(req));
     };
-  wellKnown.get(`/.well-known/oauth-protected-resource${options.receiverPath}`, sendJson(prm));
-  wellKnown.get(`/.well-known/oauth-authorization-server${options.issuerPath}`, sendJson(asMetadata));
+  // Per route, not router-wide: this router sits at the server's root, in front of everything else. The
+  // metadata names this server by its Host header, so the Host is checked as for the receiver.
+  const guard = plainGuard({ allowedHosts, allowedOrigins, pages: 'local' });
+  wellKnown.get(`/.well-known/oauth-protected-resource${options.receiverPath}`, guard, sendJson(prm));
+  wellKnown.get(`/.well-known/oauth-authorization-server${options.issuerPath}`, guard, sendJson(asMetadata));
   wellKnown.get(
     `/.well-known/oauth-authorization-server${options.issuerPath}/faults/:faults`,
+    guard,
     sendJson(asMetadata),
   );
 
@@ -125,7 +129,7 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
     res.redirect(302, target);
   });
   const as = express.Router();
-  as.use(plainGuard({ allowedHosts, allowedOrigins, pages: 'local' }));
+  as.use(guard);
   as.use('/faults/:faults', endpoints);
   as.use(endpoints);
 

@@ -69,6 +69,8 @@ export class AuthClient {
   private stepUps = 0;
   /** Bumped by signOut: a refresh or a code exchange that was under way then must not sign the person back in. */
   private signOuts = 0;
+  /** The state whose code is being exchanged right now. */
+  private exchanging: string | undefined;
   private readonly clients = new Map<string, { info: OAuthClientInformationMixed; kind: ClientKind }>();
   private waiters: Array<(ok: boolean) => void> = [];
   private exchanges: AuthExchange[] = [];
@@ -237,6 +239,9 @@ export class AuthClient {
   /** The callback came back (popup or same tab): state and iss checked, the code exchanged for tokens. */
   async finish(callback: AuthCallback): Promise<boolean> {
     const pending = this.pending;
+    // A code is exchanged once: a second callback with the same state (a reload of the callback page) must
+    // not spend it again and fail over a grant that succeeded.
+    if (pending && callback.state === pending.state && this.exchanging === pending.state) return false;
     if (!pending || callback.state !== pending.state) {
       this.step('callback', false, 'A callback for another sign-in', {
         why: 'Its state is not the one sent',
@@ -281,6 +286,7 @@ export class AuthClient {
     this.status = 'signing-in';
     this.changed();
     const signOuts = this.signOuts;
+    this.exchanging = pending.state;
     try {
       const tokens = await exchangeAuthorization(pending.discovered.authorizationServerUrl, {
         metadata: pending.discovered.metadata,
@@ -309,6 +315,8 @@ export class AuthClient {
       this.fail('token', error);
       this.settleWaiters(false);
       return false;
+    } finally {
+      this.exchanging = undefined;
     }
   }
 
