@@ -63,7 +63,11 @@ export async function run(argv: string[]): Promise<number> {
 
   const handle = createRecordedReceiver(trace, { speed, allowedHosts: allowedHostsFromEnv() });
   const server = createServer((req, res) => {
-    handle(req, res).catch(() => res.writeHead(500).end());
+    handle(req, res).catch(() => {
+      // Once an answer has started, a status cannot be sent any more: the connection is ended instead.
+      if (res.headersSent) res.destroy();
+      else res.writeHead(500).end();
+    });
   });
   try {
     await new Promise<void>((resolve, reject) => {
