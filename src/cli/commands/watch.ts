@@ -179,7 +179,8 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
           print(resultText(result));
           event({ event: 'result', taskId, result: result.value });
         }
-        finish(code);
+        // A tool's error is a failure however it came: in an immediate answer or as the task's result.
+        finish(code === EXIT.completed && result?.value.isError ? EXIT.failed : code);
       }
     };
     let seenInbox = 0;
