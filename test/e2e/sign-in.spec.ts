@@ -3,6 +3,22 @@ import { expect, test, type Page } from '@playwright/test';
 import { runTool } from '../helpers/task-page';
 
 /** Clicks an export item and reads the file the browser downloads. */
+
+/**
+ * Allow on the demo's consent page: the callback hands the code over and closes the popup, often before the
+ * click has returned, so the close is awaited from before the click.
+ */
+async function allowAndClose(popup: Page): Promise<void> {
+  const closed = popup.waitForEvent('close');
+  await popup
+    .getByRole('button', { name: 'Allow' })
+    .click()
+    .catch((error: unknown) => {
+      if (!popup.isClosed()) throw error;
+    });
+  await closed;
+}
+
 async function exported(page: Page, testId: string): Promise<string> {
   const menu = page.getByTestId('export-menu');
   if (!(await menu.isVisible())) await page.getByTestId('export-button').click();
@@ -40,8 +56,7 @@ async function signInViaPopup(page: Page): Promise<void> {
   await expect(page.getByTestId('auth-status')).toHaveText('sign-in needed');
   const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('auth-sign-in').click()]);
   await expect(popup.getByRole('heading')).toHaveText('Taskscope demo authorization server');
-  await popup.getByRole('button', { name: 'Allow' }).click();
-  await popup.waitForEvent('close');
+  await allowAndClose(popup);
   await expect(page.getByTestId('auth-status')).toHaveText('signed in');
   await expect(page.getByTestId('connection-status')).toHaveText('Connected');
 }
@@ -76,9 +91,7 @@ test('sign in through the popup, run a task to its result, no secret kept anywhe
   await expect(page.getByTestId('connection-status')).not.toHaveText('Connected');
   const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('auth-sign-in').click()]);
   await expect(popup.getByRole('heading')).toHaveText('Taskscope demo authorization server');
-  await popup.getByRole('button', { name: 'Allow' }).click();
-  // The callback hands the code over and closes itself.
-  await popup.waitForEvent('close');
+  await allowAndClose(popup);
 
   await expect(page.getByTestId('connection-status')).toHaveText('Connected');
   await expect(page.getByTestId('auth-status')).toHaveText('signed in');
@@ -150,8 +163,7 @@ test('a tool that needs more scope: sign in again (step-up), and the call goes o
   // The union of what was granted and what the 403 asked for.
   await expect(popup.locator('li')).toHaveCount(3);
   await expect(popup.locator('ul')).toContainText('tools:flaky');
-  await popup.getByRole('button', { name: 'Allow' }).click();
-  await popup.waitForEvent('close');
+  await allowAndClose(popup);
   await expect(page.getByTestId('auth-scopes')).toContainText('tools:flaky');
   await expect(page.getByTestId('task-detail').getByTestId('result')).toContainText(
     'flaky_job failed: scoped',
