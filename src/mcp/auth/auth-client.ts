@@ -3,6 +3,7 @@ import {
   refreshAuthorization,
   startAuthorization,
 } from '@modelcontextprotocol/sdk/client/auth.js';
+import { cutText } from '../json';
 import { readChallenge } from './challenge';
 import { chooseClient } from './client-identity';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -37,6 +38,7 @@ export const MAX_STEP_UPS = 3;
 /** How long a request waits for the person to finish a step-up before it goes on with the 403. */
 export const STEP_UP_WAIT_MS = 5 * 60_000;
 const MAX_STEPS = 200;
+const MAX_STEP_TEXT = 1000;
 
 export interface AuthClientOptions {
   receiverUrl: string;
@@ -140,7 +142,17 @@ export class AuthClient {
     this.exchanges = [];
     this.steps = [
       ...this.steps,
-      { seq: ++this.seq, kind, at: this.now(), ok, summary, ...extra, exchanges },
+      // Summaries and reasons quote what the receiver and its authorization server sent: cut to what a line shows.
+      {
+        seq: ++this.seq,
+        kind,
+        at: this.now(),
+        ok,
+        summary: cutText(summary, MAX_STEP_TEXT),
+        why: extra.why === undefined ? undefined : cutText(extra.why, MAX_STEP_TEXT),
+        spec: extra.spec,
+        exchanges,
+      },
     ].slice(-MAX_STEPS);
   }
 

@@ -1,5 +1,5 @@
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { Discovered } from './discovery';
+import { endpointRefusal, type Discovered } from './discovery';
 import type { AuthStep, AuthStatus, AuthView, ClientKind, RememberedSignIn } from './types';
 
 /**
@@ -58,7 +58,14 @@ export function rememberedGrant(
     typeof grant.discovered?.authorizationServerUrl === 'string' &&
     typeof grant.discovered.resource === 'string' &&
     typeof grant.client?.client_id === 'string';
-  return ok ? (grant as Grant & { kind?: ClientKind }) : undefined;
+  if (!ok) return undefined;
+  // Whatever can write this origin's storage could aim the refresh token elsewhere: the endpoints a refresh
+  // uses are vetted again, as they were when the sign-in found them.
+  const endpoints = [grant.discovered?.authorizationServerUrl, grant.discovered?.metadata?.token_endpoint];
+  for (const url of endpoints)
+    if (url !== undefined && (typeof url !== 'string' || endpointRefusal(url, receiverUrl) !== undefined))
+      return undefined;
+  return grant as Grant & { kind?: ClientKind };
 }
 
 /** The page's view of a sign-in: no token, no verifier, no secret. */
