@@ -446,18 +446,25 @@ test.describe('the headers menu', () => {
     await page.getByTestId('headers-button').click();
     const menu = page.getByTestId('headers-menu');
     await expect(menu).toBeVisible();
-    const a = (await menu.boundingBox())!;
-    const b = (await cancel.boundingBox())!;
-    const overlap =
-      a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-    expect(overlap).toBe(false);
-    // What is on top at the button's centre is the button.
-    const onTop = await cancel.evaluate((element) => {
-      const box = element.getBoundingClientRect();
-      const top = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
-      return !!top && element.contains(top);
-    });
-    expect(onTop).toBe(true);
+    // The detail's layout settles as the task's first answers arrive (progress, timeline): the check waits for
+    // a settled layout in which the menu is clear of the button and the button is what is on top at its centre.
+    await expect
+      .poll(() =>
+        cancel.evaluate((element) => {
+          const menuBox = document.querySelector('[data-testid="headers-menu"]')?.getBoundingClientRect();
+          const box = element.getBoundingClientRect();
+          if (!menuBox) return 'no menu';
+          const overlap =
+            menuBox.x < box.x + box.width &&
+            box.x < menuBox.x + menuBox.width &&
+            menuBox.y < box.y + box.height &&
+            box.y < menuBox.y + menuBox.height;
+          if (overlap) return 'the menu overlaps the button';
+          const top = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+          return top && element.contains(top) ? 'clear' : `covered by ${top?.tagName ?? 'nothing'}`;
+        }),
+      )
+      .toBe('clear');
     await cancel.click();
     await expect(page.getByTestId('task-row').first()).toContainText('cancelled');
   });
