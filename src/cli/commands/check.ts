@@ -13,7 +13,8 @@ import { reportMarkdown } from '../../rules/report-markdown';
 import type { ActiveCheckState, ReportCard } from '../../rules/report-types';
 import { CHECK_USAGE, UsageError, parseCheckArgs, type CheckArgs } from '../check/args';
 import { EXIT, judgeRun, parseBaseline, type Baseline, type CheckRun } from '../check/outcome';
-import { cardText, checkJson, junitXml, plain, type RunFacts } from '../check/outputs';
+import { cardText, checkJson, junitXml, type RunFacts } from '../check/outputs';
+import { oneLine } from '../../format/control-chars';
 import { connectWithin } from '../connect';
 import { EngineClient } from '../engine-client';
 import { Progress } from '../progress';
@@ -57,7 +58,7 @@ export async function run(argv: string[]): Promise<number> {
         reason: connected.reason,
         rules: [],
       };
-      console.error(`taskscope check: ${args.url}: ${plain(connected.reason)}`);
+      console.error(`taskscope check: ${args.url}: ${oneLine(connected.reason)}`);
       console.log(`Result: UNREACHABLE (exit ${run.exitCode})`);
       await writeOutputs(args, undefined, run, { failOn: args.failOn, version }, client, []);
       return run.exitCode;
