@@ -141,20 +141,13 @@ export function incompleteReason(check: ActiveCheckState, started: number): stri
 }
 
 /** Waits until no tracked task is live, or `ms` have passed. */
-function settle(client: EngineClient, ms: number): Promise<void> {
+async function settle(client: EngineClient, ms: number): Promise<void> {
   const done = () => [...client.tasks.getState().tasks.values()].every((t) => t.lifecycle !== 'live');
-  if (done()) return Promise.resolve();
-  return new Promise((resolve) => {
-    const finish = () => {
-      clearTimeout(timer);
-      stop();
-      resolve();
-    };
-    const timer = setTimeout(finish, ms);
-    const stop = client.onBatch(() => {
-      if (done()) finish();
-    });
-  });
+  await client.until(
+    () => (done() ? true : undefined),
+    ms,
+    () => false,
+  );
 }
 
 /** The card as the page judges it (report/hooks.ts), from what the engine's batches brought. */
