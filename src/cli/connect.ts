@@ -3,7 +3,9 @@
  * receiver with backoff for as long as the page is open; here it is given up after the command's --timeout.
  */
 import type { ClassifiedError, EraChoice, ServerDescription, ServerTaskSupport } from '../mcp';
+import type { StdioReceiver } from '../devserver/stdio/bridge';
 import type { EngineClient } from './engine-client';
+import { openStdio } from './stdio-route';
 
 export type Connected = {
   ok: true;
@@ -23,13 +25,23 @@ export function parseHeader(text: string): [string, string] | undefined {
 
 export async function connectWithin(
   client: EngineClient,
-  options: { url: string; headers: Record<string, string>; era: EraChoice; timeoutMs: number },
+  options: {
+    url: string;
+    stdio?: StdioReceiver;
+    headers: Record<string, string>;
+    era: EraChoice;
+    timeoutMs: number;
+  },
 ): Promise<Connected | NotConnected> {
   const deadline = Date.now() + options.timeoutMs;
+  // A stdio server runs for this command only: the client stops it when it closes.
+  const stdio = options.stdio ? await openStdio(options.stdio) : undefined;
+  if (stdio) client.alsoClose(stdio.close);
   const reply = await client.request({
     type: 'connect',
     connectionId: 1,
-    url: options.url,
+    url: stdio?.url ?? options.url,
+    stdio: stdio?.route,
     headers: options.headers,
     settings: { paused: false, minPollIntervalMs: 0 },
     preserve: false,

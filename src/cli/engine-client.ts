@@ -25,6 +25,7 @@ export class EngineClient {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private readonly listeners = new Set<(batch: Batch) => void>();
+  private readonly closers: Array<() => Promise<void>> = [];
 
   constructor() {
     // History is the page's (IndexedDB); a command keeps what it observed in memory only.
@@ -93,7 +94,16 @@ export class EngineClient {
   }
 
   /** Ends the session on the receiver and stops every timer the engine holds. */
+  /** Something this client's commands started (a stdio server) that ends with it. */
+  alsoClose(close: () => Promise<void>): void {
+    this.closers.push(close);
+  }
+
   async close(): Promise<void> {
-    await this.request({ type: 'disconnect' });
+    try {
+      await this.request({ type: 'disconnect' });
+    } finally {
+      for (const close of this.closers.splice(0).reverse()) await close();
+    }
   }
 }

@@ -1,13 +1,16 @@
 /** `taskscope check`'s command line (Node's util.parseArgs); a mistake is a UsageError (exit 2). */
 import type { EraChoice } from '../../mcp';
 import { parseHeader } from '../connect';
-import { UsageError, readArgs } from '../start/args';
+import type { StdioReceiver } from '../../devserver/stdio/bridge';
+import { STDIO_OPTIONS, UsageError, readArgs, splitAtCommand, stdioServer } from '../start/args';
 
 export { UsageError };
 
 export interface CheckArgs {
   help: boolean;
+  /** The receiver's URL, or `stdio:NAME` for a stdio server (then `stdio` says which). */
   url: string;
+  stdio?: StdioReceiver;
   era: EraChoice;
   tool?: string;
   args?: Record<string, unknown>;
@@ -23,6 +26,7 @@ export interface CheckArgs {
 
 export const CHECK_USAGE = `Usage:
   taskscope check <receiver-url> [options]
+  taskscope check --stdio [name=NAME] [--env K=V]... [--cwd DIR] [options] -- <command> [args...]
 
 Runs the report card against an MCP receiver (Streamable HTTP): the active check (it starts and cancels a few
 tasks of one tool) and every passive rule, judged from what it observed. Prints the card; exits with its verdict.
@@ -39,13 +43,17 @@ tasks of one tool) and every passive rule, judged from what it observed. Prints 
   --fail-on LEVEL     fail (default) or warn: with warn, a SHOULD broken fails the run too
   --baseline FILE     rules expected to fail (JSON: {"expectedFailures": ["rule-id", …]}); one that no
                       longer fails makes the run fail as stale
+  --stdio [name=NAME] run the stdio MCP server given after -- for the check, and stop it after
+  --env KEY=VALUE     set in the stdio server's environment (repeatable)
+  --cwd DIR           the stdio server's working directory
   -h, --help          this text
 
 Exit codes: 0 every rule passes; 1 a rule failed (or a baseline entry is stale); 2 a mistake in the command;
 3 incomplete (the check could not run: no tool to use, stopped); 4 the receiver is unreachable or refused.`;
 
 export function parseCheckArgs(argv: readonly string[]): CheckArgs {
-  const parsed = readArgs(argv, {
+  const { tokens, command } = splitAtCommand(argv);
+  const parsed = readArgs(tokens, {
     help: { type: 'boolean', short: 'h' },
     protocol: { type: 'string' },
     tool: { type: 'string' },
@@ -58,12 +66,13 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs {
     trace: { type: 'string' },
     'fail-on': { type: 'string' },
     baseline: { type: 'string' },
+    ...STDIO_OPTIONS,
   });
   const { values, positionals } = parsed;
   if (values.help) return { help: true, url: '', era: 'auto', headers: {}, timeoutMs: 0, failOn: 'fail' };
   return {
     help: false,
-    url: receiverUrl(positionals),
+    ...receiverOrStdio(positionals, values, command),
     era: protocol(values.protocol),
     tool: values.tool,
     args: values.args === undefined ? undefined : jsonObject(values.args, values.tool),
@@ -78,7 +87,19 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs {
   };
 }
 
-/** The receiver URL: exactly one, http(s). Shared with `watch`. */
+/** The receiver: its URL, or a stdio server (--stdio -- cmd…), not both. Shared with `watch`. */
+export function receiverOrStdio(
+  positionals: readonly string[],
+  values: { stdio?: string; env?: string[]; cwd?: string },
+  command: readonly string[],
+): { url: string; stdio?: StdioReceiver } {
+  const stdio = stdioServer(values, command);
+  if (!stdio) return { url: receiverUrl(positionals) };
+  if (positionals.length > 0) throw new UsageError('give a receiver URL or --stdio -- <command>, not both');
+  return { url: `stdio:${stdio.name}`, stdio };
+}
+
+/** The receiver URL: exactly one, http(s). */
 export function receiverUrl(positionals: readonly string[]): string {
   if (positionals.length !== 1)
     throw new UsageError(

@@ -46,6 +46,7 @@ export async function run(argv: string[]): Promise<number> {
     progress.show(`connecting to ${args.url}`);
     const connected = await connectWithin(client, {
       url: args.url,
+      stdio: args.stdio,
       headers: args.headers,
       era: args.era,
       timeoutMs: args.timeoutMs,

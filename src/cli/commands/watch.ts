@@ -71,6 +71,7 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
   progress.show(`connecting to ${args.url}`);
   const connected = await connectWithin(client, {
     url: args.url,
+    stdio: args.stdio,
     headers: args.headers,
     era: args.era,
     timeoutMs: args.connectTimeoutMs,

@@ -82,20 +82,7 @@ const LOOPBACK_HOSTS: Record<string, string> = {
 
 /** Reads argv (after the command name); throws UsageError for anything that needs the person to fix it. */
 export function parseStartArgs(argv: readonly string[]): StartArgs {
-  const split = argv.indexOf('--');
-  const own = split < 0 ? [...argv] : argv.slice(0, split);
-  const command = split < 0 ? [] : argv.slice(split + 1);
-  // `--stdio` takes an optional name=NAME: parseArgs has no optional values, so a bare one gets an empty value.
-  const tokens: string[] = [];
-  for (let i = 0; i < own.length; i++) {
-    const token = own[i] ?? '';
-    const next = own[i + 1];
-    if (token !== '--stdio') tokens.push(token);
-    else if (next?.startsWith('name=')) {
-      tokens.push(`--stdio=${next}`);
-      i++;
-    } else tokens.push('--stdio=');
-  }
+  const { tokens, command } = splitAtCommand(argv);
   const parsed = readArgs(tokens, {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean', short: 'v' },
@@ -105,9 +92,7 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
     open: { type: 'boolean' },
     'no-open': { type: 'boolean' },
     dev: { type: 'boolean' },
-    stdio: { type: 'string' },
-    env: { type: 'string', multiple: true },
-    cwd: { type: 'string' },
+    ...STDIO_OPTIONS,
     config: { type: 'string' },
   });
   const { values, positionals } = parsed;
@@ -137,35 +122,7 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
   const receiver = positionals[0];
   if (receiver !== undefined && values.stdio === undefined) args.receiverUrl = checkReceiverUrl(receiver);
 
-  if (values.stdio !== undefined) {
-    if (command.length === 0)
-      throw new UsageError(
-        "--stdio needs the server's command after --, e.g. taskscope --stdio -- npx -y @modelcontextprotocol/server-everything",
-      );
-    const given = values.stdio;
-    if (given !== '' && !given.startsWith('name='))
-      throw new UsageError(`--stdio ${given}: name it as --stdio name=NAME`);
-    const [program, ...rest] = command as [string, ...string[]];
-    const env: Record<string, string> = {};
-    try {
-      for (const assignment of values.env ?? []) {
-        const [key, value] = parseEnvAssignment(assignment);
-        env[key] = value;
-      }
-      const name = given === '' ? nameFor(program, rest) : checkName(given.slice(5), '--stdio name=');
-      args.stdio = { name, command: { command: program, args: rest, env, cwd: values.cwd } };
-    } catch (error) {
-      if (error instanceof ConfigError) throw new UsageError(error.message);
-      throw error;
-    }
-  } else {
-    if (command.length > 0)
-      throw new UsageError(
-        `A command after -- (${command[0]}) runs only with --stdio: taskscope --stdio -- ${command.join(' ')}`,
-      );
-    if (values.env || values.cwd !== undefined)
-      throw new UsageError('--env and --cwd are for the stdio server: add --stdio');
-  }
+  args.stdio = stdioServer(values, command);
   if (args.allowRemote && args.stdio)
     throw new UsageError(
       '--stdio is refused with --allow-remote: a page that others can reach must not be able to talk to a process on this machine',
@@ -176,6 +133,68 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
     throw new UsageError('Give a receiver URL or --stdio, not both: the page opens on one of them');
   }
   return args;
+}
+
+/** The options every command that can run a stdio server takes. */
+export const STDIO_OPTIONS = {
+  stdio: { type: 'string' },
+  env: { type: 'string', multiple: true },
+  cwd: { type: 'string' },
+} as const;
+
+/** argv split at the first `--` (the stdio server's command after it), a bare `--stdio` given an empty value. */
+export function splitAtCommand(argv: readonly string[]): { tokens: string[]; command: string[] } {
+  const split = argv.indexOf('--');
+  const own = split < 0 ? [...argv] : argv.slice(0, split);
+  const command = split < 0 ? [] : argv.slice(split + 1);
+  // `--stdio` takes an optional name=NAME: parseArgs has no optional values, so a bare one gets an empty value.
+  const tokens: string[] = [];
+  for (let i = 0; i < own.length; i++) {
+    const token = own[i] ?? '';
+    const next = own[i + 1];
+    if (token !== '--stdio') tokens.push(token);
+    else if (next?.startsWith('name=')) {
+      tokens.push(`--stdio=${next}`);
+      i++;
+    } else tokens.push('--stdio=');
+  }
+  return { tokens, command };
+}
+
+/** The stdio server `--stdio [name=NAME] [--env K=V]… [--cwd DIR] -- cmd…` names; undefined without --stdio. */
+export function stdioServer(
+  values: { stdio?: string; env?: string[]; cwd?: string },
+  command: readonly string[],
+): { name: string; command: StdioCommand } | undefined {
+  if (values.stdio === undefined) {
+    if (command.length > 0)
+      throw new UsageError(
+        `A command after -- (${command[0]}) runs only with --stdio: taskscope --stdio -- ${command.join(' ')}`,
+      );
+    if (values.env || values.cwd !== undefined)
+      throw new UsageError('--env and --cwd are for the stdio server: add --stdio');
+    return undefined;
+  }
+  if (command.length === 0)
+    throw new UsageError(
+      "--stdio needs the server's command after --, e.g. taskscope --stdio -- npx -y @modelcontextprotocol/server-everything",
+    );
+  const given = values.stdio;
+  if (given !== '' && !given.startsWith('name='))
+    throw new UsageError(`--stdio ${given}: name it as --stdio name=NAME`);
+  const [program, ...rest] = command as [string, ...string[]];
+  const env: Record<string, string> = {};
+  try {
+    for (const assignment of values.env ?? []) {
+      const [key, value] = parseEnvAssignment(assignment);
+      env[key] = value;
+    }
+    const name = given === '' ? nameFor(program, rest) : checkName(given.slice(5), '--stdio name=');
+    return { name, command: { command: program, args: rest, env, cwd: values.cwd } };
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 export function parsePort(raw: string, what: string): number {

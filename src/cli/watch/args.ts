@@ -1,11 +1,14 @@
 /** `taskscope watch`'s command line; a mistake is a UsageError (exit 2). */
 import type { EraChoice } from '../../mcp';
-import { UsageError, headers, jsonObject, protocol, receiverUrl, timeout } from '../check/args';
-import { readArgs } from '../start/args';
+import type { StdioReceiver } from '../../devserver/stdio/bridge';
+import { UsageError, headers, jsonObject, protocol, receiverOrStdio, timeout } from '../check/args';
+import { STDIO_OPTIONS, readArgs, splitAtCommand } from '../start/args';
 
 export interface WatchArgs {
   help: boolean;
+  /** The receiver's URL, or `stdio:NAME` for a stdio server (then `stdio` says which). */
   url: string;
+  stdio?: StdioReceiver;
   era: EraChoice;
   tool?: string;
   args: Record<string, unknown>;
@@ -23,6 +26,7 @@ export interface WatchArgs {
 export const WATCH_USAGE = `Usage:
   taskscope watch <receiver-url> --tool NAME [--args JSON] [options]
   taskscope watch <receiver-url> --task ID [options]
+  taskscope watch --stdio [name=NAME] [--env K=V]... [--cwd DIR] --tool NAME [options] -- <command> [args...]
 
 Runs a tool as a task (or follows one that exists) and follows it in the terminal with the page's poll
 discipline: never sooner than the receiver's pollInterval. A live status line on a terminal, the timeline as
@@ -38,6 +42,9 @@ it changes, the result at the end.
   --connect-timeout S give up on a receiver that does not answer after S seconds (default 30; exit 4)
   --json              one JSON line per event on stdout (status, timeline entry, question, result, end)
   --cancel-on-exit    Ctrl-C cancels the task on the receiver before leaving
+  --stdio [name=NAME] run the stdio MCP server given after -- and stop it when the command ends
+  --env KEY=VALUE     set in the stdio server's environment (repeatable)
+  --cwd DIR           the stdio server's working directory
   -h, --help          this text
 
 Questions the receiver asks (elicitation, sampling) are asked here when stdin is a terminal; otherwise they
@@ -48,7 +55,8 @@ unreachable or refused; 6 the task needs input and there is no terminal to ask; 
 130 stopped with Ctrl-C.`;
 
 export function parseWatchArgs(argv: readonly string[]): WatchArgs {
-  const parsed = readArgs(argv, {
+  const { tokens, command } = splitAtCommand(argv);
+  const parsed = readArgs(tokens, {
     help: { type: 'boolean', short: 'h' },
     protocol: { type: 'string' },
     tool: { type: 'string' },
@@ -60,6 +68,7 @@ export function parseWatchArgs(argv: readonly string[]): WatchArgs {
     'connect-timeout': { type: 'string' },
     json: { type: 'boolean' },
     'cancel-on-exit': { type: 'boolean' },
+    ...STDIO_OPTIONS,
   });
   const { values, positionals } = parsed;
   const base = { era: 'auto' as const, args: {}, headers: {}, connectTimeoutMs: 0, json: false };
@@ -79,7 +88,7 @@ export function parseWatchArgs(argv: readonly string[]): WatchArgs {
   }
   return {
     help: false,
-    url: receiverUrl(positionals),
+    ...receiverOrStdio(positionals, values, command),
     era: protocol(values.protocol),
     tool: values.tool,
     args: values.args === undefined ? {} : jsonObject(values.args, values.tool),
