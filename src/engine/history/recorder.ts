@@ -63,7 +63,8 @@ export class HistoryRecorder {
   addInbox(event: InboxEvent): void {
     this.inbox.push(event);
     if (this.inbox.length > MAX_PENDING) this.inbox.splice(0, this.inbox.length - MAX_PENDING);
-    this.schedule();
+    // A question waits for the person, who may reload the moment it shows: it is written now, not a batch later.
+    this.schedule(event.kind === 'asked' ? 0 : WRITE_EVERY_MS);
   }
   setMeta(meta: Record<string, unknown>): void {
     this.meta = { ...this.meta, ...meta };
@@ -101,9 +102,13 @@ export class HistoryRecorder {
     return done;
   }
 
-  private schedule(): void {
-    if (this.disposed || this.stopped || this.timer !== undefined) return;
-    this.timer = setTimeout(() => void this.flush(), WRITE_EVERY_MS);
+  private schedule(ms = WRITE_EVERY_MS): void {
+    if (this.disposed || this.stopped) return;
+    if (this.timer !== undefined) {
+      if (ms >= WRITE_EVERY_MS) return;
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => void this.flush(), ms);
   }
 
   private take(): HistoryWrite | null {
