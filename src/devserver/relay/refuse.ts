@@ -44,7 +44,12 @@ const LINGER_MS = 2000;
 function hangUpLater(req: IncomingMessage): void {
   const socket = req.socket;
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-  const stop = () => clearTimeout(timer);
+  // A keep-alive socket carries many refused requests: each one's listener goes once it is done with.
+  const stop = () => {
+    clearTimeout(timer);
+    req.off('end', stop);
+    socket.off('close', stop);
+  };
   req.once('end', stop);
   socket.once('close', stop);
   req.resume();
