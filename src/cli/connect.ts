@@ -35,8 +35,9 @@ export async function connectWithin(
 ): Promise<Connected | NotConnected> {
   const deadline = Date.now() + options.timeoutMs;
   // A stdio server runs for this command only: the client stops it when it closes.
-  const stdio = options.stdio ? await openStdio(options.stdio) : undefined;
+  const stdio = options.stdio ? await openStdio(options.stdio, () => client.interruptHandled) : undefined;
   if (stdio) client.alsoClose(stdio.close);
+  client.url = stdio?.url ?? options.url;
   const reply = await client.request({
     type: 'connect',
     connectionId: 1,

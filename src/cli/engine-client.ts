@@ -21,6 +21,10 @@ export class EngineClient {
   readonly traffic: TrafficEvent[] = [];
   readonly inbox: InboxEvent[] = [];
   health: Health | undefined;
+  /** Set while the command answers Ctrl-C itself (watch): what alsoClose named is then left to its clean-up. */
+  interruptHandled = false;
+  /** The URL the engine connected to (for a stdio server, its bridge's: the page records the same form). */
+  url: string | undefined;
   check: ActiveCheckState | undefined;
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -93,17 +97,18 @@ export class EngineClient {
     for (const listener of this.listeners) listener(batch);
   }
 
-  /** Ends the session on the receiver and stops every timer the engine holds. */
   /** Something this client's commands started (a stdio server) that ends with it. */
   alsoClose(close: () => Promise<void>): void {
     this.closers.push(close);
   }
 
+  /** Ends the session on the receiver, stops every timer the engine holds, then what alsoClose named. */
   async close(): Promise<void> {
-    try {
-      await this.request({ type: 'disconnect' });
-    } finally {
-      for (const close of this.closers.splice(0).reverse()) await close();
-    }
+    let failure: unknown;
+    await this.request({ type: 'disconnect' }).catch((error: unknown) => (failure = error));
+    // Each one is stopped even when another fails to: a stdio server must not outlive the command.
+    for (const close of this.closers.splice(0).reverse())
+      await close().catch((error: unknown) => (failure ??= error));
+    if (failure !== undefined) throw failure;
   }
 }

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import express from 'express';
 import type { StdioRoute } from '../mcp';
-import { listenOnLoopback } from '../devserver/http-server';
+import { listenOnLoopback, plainErrors, plainNotFound } from '../devserver/http-server';
 import { createStdioBridge, type StdioReceiver } from '../devserver/stdio/bridge';
 import { newRelayToken } from '../devserver/relay/route';
 
@@ -18,19 +18,41 @@ export interface OpenedStdio {
   close: () => Promise<void>;
 }
 
-export async function openStdio(receiver: StdioReceiver): Promise<OpenedStdio> {
+/**
+ * `interruptHandled`: whether the command answers Ctrl-C itself right now (watch, to cancel its task on the
+ * server first); its own clean-up then closes this.
+ */
+export async function openStdio(
+  receiver: StdioReceiver,
+  interruptHandled: () => boolean = () => false,
+): Promise<OpenedStdio> {
   const token = newRelayToken();
   const bridge = createStdioBridge({ receivers: [receiver], token });
   const app = express();
   app.disable('x-powered-by');
   app.use(bridge.handler);
+  app.use(plainNotFound);
+  app.use(plainErrors);
   const listening = await listenOnLoopback(app, 0);
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await bridge.close();
+      await listening.close();
+    })());
+  // The server runs in a process group of its own (a terminal's Ctrl-C does not reach it): it is ours to stop
+  // on every way out, a signal included.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signal === 'SIGINT' && interruptHandled()) return;
+    void close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   return {
     url: `${listening.url}/stdio/${receiver.name}/mcp`,
     route: { token, connection: randomBytes(16).toString('base64url') },
-    close: async () => {
-      await bridge.close();
-      await listening.close();
-    },
+    close,
   };
 }

@@ -62,6 +62,8 @@ describe('addressKind', () => {
       ['10.0.0.1', 'private'],
       ['100.64.0.1', 'private'],
       ['fd12::1', 'private'],
+      ['::1:0:0:1', 'private'],
+      ['::ffff:1', 'private'],
       ['fec0::1', 'other'],
       ['2001:db8::1', 'other'],
       ['8.8.8.8', 'other'],

@@ -45,7 +45,7 @@ function ipv6(text: string): number[] | undefined {
  * (::ffff:0:a.b.c.d), compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d). A check on the IPv6 form alone
  * would let ::ffff:169.254.169.254 through.
  */
-function embeddedIpv4(groups: number[]): number[] | undefined {
+function embeddedIpv4(groups: number[]): { bytes: number[]; compatible: boolean } | undefined {
   const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = groups;
   const zeroTo = (n: number) => groups.slice(0, n).every((g) => g === 0);
   const mapped = zeroTo(5) && g5 === 0xffff;
@@ -53,7 +53,10 @@ function embeddedIpv4(groups: number[]): number[] | undefined {
   const compatible = zeroTo(6) && (g6 !== 0 || g7 > 1);
   const nat64 = g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0;
   if (!mapped && !translated && !compatible && !nat64) return undefined;
-  return [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff];
+  return {
+    bytes: [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff],
+    compatible: compatible && !mapped && !translated,
+  };
 }
 
 function kindOfIpv4([a = 0, b = 0, c = 0, d = 0]: number[]): AddressKind {
@@ -75,9 +78,15 @@ export function addressKind(address: string): AddressKind {
   const groups = ipv6(bare);
   if (!groups) return 'other';
   const embedded = embeddedIpv4(groups);
-  if (embedded) return kindOfIpv4(embedded);
+  if (embedded) {
+    const kind = kindOfIpv4(embedded.bytes);
+    // IPv4-compatible addresses (::a.b.c.d) are deprecated and never a public endpoint.
+    return kind === 'other' && embedded.compatible ? 'private' : kind;
+  }
   if (groups.slice(0, 7).every((g) => g === 0) && (groups[7] ?? 0) <= 1) return 'loopback';
   const first = groups[0] ?? 0;
+  // The rest of ::/16 (::1:0:0:1, ::ffff:1) is reserved, never a public endpoint: as private, to be refused.
+  if (first === 0) return 'private';
   if ((first & 0xffc0) === 0xfe80) return 'link-local';
   // AWS's metadata service over IPv6 (fd00:ec2::254) sits in unique-local space.
   if (groups.join(':') === [0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254].join(':')) return 'metadata';

@@ -8,7 +8,13 @@ import { startDemoReceiver } from './receivers';
 export function stopAfterEach(): (stop: () => Promise<void>) => void {
   const stops: Array<() => Promise<void>> = [];
   afterEach(async () => {
-    while (stops.length > 0) await stops.pop()?.();
+    let failure: unknown;
+    // Every one is stopped even when one fails to: no server outlives its test.
+    while (stops.length > 0)
+      await stops
+        .pop()?.()
+        .catch((error: unknown) => (failure ??= error));
+    if (failure !== undefined) throw failure;
   });
   return (stop) => {
     stops.push(stop);

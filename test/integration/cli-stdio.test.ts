@@ -1,7 +1,11 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/stdio';
 import { runInProcess } from '../helpers/run-command';
+import { SOURCE_CLI } from '../helpers/taskscope-cli';
+import { waitFor } from '../helpers/wait';
 
 /**
  * `check` and `watch` with `--stdio -- cmd…`: our 2026-07-28 demo receiver run as a stdio server by the command
@@ -34,6 +38,20 @@ function runningChildren(): string[] {
 }
 
 const demoRunning = () => runningChildren().filter((line) => line.includes('stdio-main.ts'));
+
+/** Live processes (any parent) whose environment holds `mark`. */
+function marked(mark: string): number[] {
+  const found: number[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) continue;
+      if (readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(mark)) found.push(Number(pid));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
 
 describe('taskscope over stdio', () => {
   it('watch runs a task on a stdio server to its result, and the server is stopped when it ends', async () => {
@@ -80,9 +98,42 @@ describe('taskscope over stdio', () => {
       ['watch', 'http://127.0.0.1:1/mcp', '--stdio', '--tool', 'x', '--', 'node'],
       ['check', '--env', 'A=1', 'http://127.0.0.1:1/mcp'],
       ['check', 'http://127.0.0.1:1/mcp', '--', 'node'],
+      ['check', '--stdio', '--header', 'A: 1', '--', 'node'],
     ]) {
       const run = await runInProcess(argv);
       expect(run.code, argv.join(' ')).toBe(2);
     }
   });
+
+  it('Ctrl-C on check stops the stdio server too, though it runs in a process group of its own', async () => {
+    const mark = `TASKSCOPE_TEST_MARK=${randomBytes(8).toString('hex')}`;
+    // A server that never answers and does not end when its stdin closes: only a signal stops it.
+    const child = spawn(
+      SOURCE_CLI[0]!,
+      [
+        ...SOURCE_CLI.slice(1),
+        'check',
+        '--stdio',
+        'name=silent',
+        '--env',
+        mark,
+        '--',
+        process.execPath,
+        '-e',
+        'setInterval(() => {}, 1000)',
+      ],
+      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      // tsx starts the command from the sources: slow on a loaded machine, hence the long deadline.
+      await waitFor(() => marked(mark).length === 1, 60_000, 100);
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(marked(mark)).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+      for (const pid of marked(mark)) process.kill(pid, 'SIGKILL');
+    }
+  }, 90_000);
 });

@@ -72,7 +72,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs {
   if (values.help) return { help: true, url: '', era: 'auto', headers: {}, timeoutMs: 0, failOn: 'fail' };
   return {
     help: false,
-    ...receiverOrStdio(positionals, values, command),
+    ...receiverOrStdio(positionals, values, command, 'taskscope check'),
     era: protocol(values.protocol),
     tool: values.tool,
     args: values.args === undefined ? undefined : jsonObject(values.args, values.tool),
@@ -90,12 +90,15 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs {
 /** The receiver: its URL, or a stdio server (--stdio -- cmd…), not both. Shared with `watch`. */
 export function receiverOrStdio(
   positionals: readonly string[],
-  values: { stdio?: string; env?: string[]; cwd?: string },
+  values: { stdio?: string; env?: string[]; cwd?: string; header?: string[] },
   command: readonly string[],
+  invocation: string,
 ): { url: string; stdio?: StdioReceiver } {
-  const stdio = stdioServer(values, command);
+  const stdio = stdioServer(values, command, invocation);
   if (!stdio) return { url: receiverUrl(positionals) };
   if (positionals.length > 0) throw new UsageError('give a receiver URL or --stdio -- <command>, not both');
+  if (values.header?.length)
+    throw new UsageError('--header is for HTTP receivers: a stdio server takes --env instead');
   return { url: `stdio:${stdio.name}`, stdio };
 }
 

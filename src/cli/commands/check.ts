@@ -70,7 +70,7 @@ export async function run(argv: string[]): Promise<number> {
     const facts: RunFacts = { failOn: args.failOn, version, tool: pickedTool(tools, args) };
     if (facts.tool && facts.tool.chosenBy === 'auto')
       progress.note(
-        `taskscope check: running ${facts.tool.name} as a task (the first tool the check can fill)`,
+        `taskscope check: running ${oneLine(facts.tool.name)} as a task (the first tool the check can fill)`,
       );
 
     const stopProgress = client.onBatch(() => {
@@ -206,7 +206,8 @@ function traceText(client: EngineClient, args: CheckArgs, tools: ToolInfo[]): st
   const health = client.health;
   const trace = buildTrace({
     receiver: {
-      url: args.url,
+      // A trace names a receiver by URL: a stdio server's is its bridge's, as the page records it.
+      url: client.url ?? args.url,
       headers: args.headers,
       era: health?.era,
       protocolVersion: health?.protocolVersion,

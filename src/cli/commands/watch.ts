@@ -85,7 +85,7 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
     if (!tool)
       return fail(
         EXIT.usage,
-        `the receiver has no tool ${args.tool} (it has: ${tools.map((t) => t.name).join(', ') || 'none'})`,
+        `the receiver has no tool ${args.tool} (it has: ${oneLine(tools.map((t) => t.name).join(', ')).slice(0, 1000) || 'none'})`,
       );
     const reply = await client.request({ type: 'run', tool, args: args.args, ttl: args.ttl });
     if (!reply.ok) return fail(EXIT.failed, `${tool.name}: ${oneLine(reply.error.message)}`);
@@ -132,6 +132,7 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
       clearInterval(ticker);
       clearTimeout(limit);
       process.off('SIGINT', interrupt);
+      client.interruptHandled = false;
       progress.clear();
       const task = client.tasks.getState().tasks.get(taskId);
       if (reason) console.error(`taskscope watch: ${reason}`);
@@ -236,11 +237,12 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
         .then((error) =>
           finish(
             EXIT.interrupted,
-            error ? `cancel refused: ${error.message}` : 'stopped; the task was cancelled',
+            error ? `cancel refused: ${oneLine(error.message)}` : 'stopped; the task was cancelled',
           ),
         );
     };
     process.on('SIGINT', interrupt);
+    client.interruptHandled = true;
     onBatch();
   });
 }

@@ -165,11 +165,13 @@ export function splitAtCommand(argv: readonly string[]): { tokens: string[]; com
 export function stdioServer(
   values: { stdio?: string; env?: string[]; cwd?: string },
   command: readonly string[],
+  /** How the command is called, for the examples in the messages. */
+  invocation = 'taskscope',
 ): { name: string; command: StdioCommand } | undefined {
   if (values.stdio === undefined) {
     if (command.length > 0)
       throw new UsageError(
-        `A command after -- (${command[0]}) runs only with --stdio: taskscope --stdio -- ${command.join(' ')}`,
+        `A command after -- (${command[0]}) runs only with --stdio: ${invocation} --stdio -- ${command.join(' ')}`,
       );
     if (values.env || values.cwd !== undefined)
       throw new UsageError('--env and --cwd are for the stdio server: add --stdio');
@@ -177,7 +179,7 @@ export function stdioServer(
   }
   if (command.length === 0)
     throw new UsageError(
-      "--stdio needs the server's command after --, e.g. taskscope --stdio -- npx -y @modelcontextprotocol/server-everything",
+      `--stdio needs the server's command after --, e.g. ${invocation} --stdio -- npx -y @modelcontextprotocol/server-everything`,
     );
   const given = values.stdio;
   if (given !== '' && !given.startsWith('name='))

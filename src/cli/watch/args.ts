@@ -88,7 +88,7 @@ export function parseWatchArgs(argv: readonly string[]): WatchArgs {
   }
   return {
     help: false,
-    ...receiverOrStdio(positionals, values, command),
+    ...receiverOrStdio(positionals, values, command, 'taskscope watch --tool NAME'),
     era: protocol(values.protocol),
     tool: values.tool,
     args: values.args === undefined ? {} : jsonObject(values.args, values.tool),

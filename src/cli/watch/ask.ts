@@ -47,8 +47,11 @@ export async function askOnTerminal(
         const field = isObject(raw) ? raw : {};
         const type = typeof field.type === 'string' ? field.type : 'string';
         const label = oneLine(String(field.title ?? field.description ?? name)).slice(0, 200);
-        const options = Array.isArray(field.enum) ? ` (${field.enum.map(String).join(' / ')})` : '';
-        const fallback = field.default !== undefined ? ` [${String(field.default)}]` : '';
+        const options = Array.isArray(field.enum)
+          ? ` (${oneLine(field.enum.slice(0, 50).map(String).join(' / ')).slice(0, 500)})`
+          : '';
+        const fallback =
+          field.default !== undefined ? ` [${oneLine(String(field.default)).slice(0, 200)}]` : '';
         const text = (await ask(`  ${label}${options}${fallback}: `)).trim();
         if (text === '' && field.default !== undefined) content[name] = field.default;
         else if (text === '') continue;

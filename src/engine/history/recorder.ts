@@ -28,6 +28,7 @@ export class HistoryRecorder {
   private writing: Promise<void> = Promise.resolve();
   private stopped = false;
   private disposed = false;
+  private lastAtOnce = -Infinity;
 
   constructor(
     private readonly db: HistoryDb,
@@ -63,8 +64,13 @@ export class HistoryRecorder {
   addInbox(event: InboxEvent): void {
     this.inbox.push(event);
     if (this.inbox.length > MAX_PENDING) this.inbox.splice(0, this.inbox.length - MAX_PENDING);
-    // A question waits for the person, who may reload the moment it shows: it is written now, not a batch later.
-    this.schedule(event.kind === 'asked' ? 0 : WRITE_EVERY_MS);
+    // A question waits for the person, who may reload the moment it shows: it is written now, not a batch
+    // later — once per batch period at most, so a receiver that asks without end cannot make a write each.
+    const now = Date.now();
+    if (event.kind === 'asked' && now - this.lastAtOnce >= WRITE_EVERY_MS) {
+      this.lastAtOnce = now;
+      this.schedule(0);
+    } else this.schedule();
   }
   setMeta(meta: Record<string, unknown>): void {
     this.meta = { ...this.meta, ...meta };

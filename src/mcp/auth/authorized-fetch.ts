@@ -34,7 +34,7 @@ export function authorizedFetch(session: BearerSession, inner: typeof fetch): ty
           retried = true;
           if (await session.tokenRefused(token)) continue;
         }
-        if (challenge) session.signInAsked(challenge, token !== undefined);
+        if (challenge) session.signInAsked(challenge, Boolean(token));
         return response;
       }
       if (challenge?.error !== 'insufficient_scope' || !token || steppedUp) return response;
@@ -49,6 +49,7 @@ export class SignInWaiters {
   private waiters: Array<(ok: boolean) => void> = [];
 
   wait(signal: AbortSignal | null | undefined, ms: number): Promise<boolean> {
+    if (signal?.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
       const timer = setTimeout(() => done(false), ms);
       const done = (ok: boolean) => {
