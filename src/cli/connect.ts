@@ -36,7 +36,10 @@ export async function connectWithin(
   const deadline = Date.now() + options.timeoutMs;
   // A stdio server runs for this command only: the client stops it when it closes.
   const stdio = options.stdio ? await openStdio(options.stdio, () => client.interruptHandled) : undefined;
-  if (stdio) client.alsoClose(stdio.close);
+  if (stdio) {
+    client.alsoClose(stdio.close);
+    client.stdioEnded = stdio.ended;
+  }
   client.url = stdio?.url ?? options.url;
   const reply = await client.request({
     type: 'connect',

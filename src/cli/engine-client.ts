@@ -23,6 +23,8 @@ export class EngineClient {
   health: Health | undefined;
   /** Set while the command answers Ctrl-C itself (watch): what alsoClose named is then left to its clean-up. */
   interruptHandled = false;
+  /** For a stdio server: how it ended, once it has (a task on it cannot be followed further). */
+  stdioEnded: () => string | undefined = () => undefined;
   /** The URL the engine connected to (for a stdio server, its bridge's: the page records the same form). */
   url: string | undefined;
   check: ActiveCheckState | undefined;

@@ -9,6 +9,7 @@ import type { StdioRoute } from '../mcp';
 import { listenOnLoopback, plainErrors, plainNotFound } from '../devserver/http-server';
 import { createStdioBridge, type StdioReceiver } from '../devserver/stdio/bridge';
 import { newRelayToken } from '../devserver/relay/route';
+import { oneLine } from '../format/control-chars';
 
 export interface OpenedStdio {
   /** The receiver URL the engine connects to. */
@@ -16,6 +17,8 @@ export interface OpenedStdio {
   route: StdioRoute;
   /** Stops the server process (stdin closed, then SIGTERM, SIGKILL after a grace) and the port. */
   close: () => Promise<void>;
+  /** How the server ended, once it has (the bridge starts no second one): undefined while it runs. */
+  ended: () => string | undefined;
 }
 
 /**
@@ -54,5 +57,9 @@ export async function openStdio(
     url: `${listening.url}/stdio/${receiver.name}/mcp`,
     route: { token, connection: randomBytes(16).toString('base64url') },
     close,
+    ended: () => {
+      const conn = bridge.connections().find((c) => c.started && !c.alive);
+      return conn?.child ? oneLine(conn.child.describeEnd()) : undefined;
+    },
   };
 }

@@ -1,6 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseTrace } from '../../src/engine/trace/schema';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/stdio';
 import { runInProcess } from '../helpers/run-command';
@@ -72,7 +76,13 @@ describe('taskscope over stdio', () => {
   });
 
   it('check judges a stdio server as it judges an HTTP one, naming it stdio:NAME', async () => {
-    const run = await runInProcess(['check', '--stdio', 'name=demo', ...STDIO_DEMO]);
+    const folder = await mkdtemp(path.join(tmpdir(), 'taskscope-stdio-'));
+    const traceFile = path.join(folder, 'run.trace.json');
+    const run = await runInProcess(['check', '--stdio', 'name=demo', '--trace', traceFile, ...STDIO_DEMO]);
+    // The trace names the receiver by the bridge's URL, as the page records a stdio connection: it opens.
+    const trace = parseTrace(JSON.parse(await readFile(traceFile, 'utf8')));
+    await rm(folder, { recursive: true, force: true });
+    expect(trace.ok && trace.trace.receiver.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/stdio\/demo\/mcp$/);
     expect(run.stdout).toMatch(/receiver {2}stdio:demo/);
     expect(run.stdout).toMatch(/^Result: PASS \(exit 0\)/m);
     expect(run.code).toBe(0);
@@ -131,6 +141,40 @@ describe('taskscope over stdio', () => {
       child.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(marked(mark)).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+      for (const pid of marked(mark)) process.kill(pid, 'SIGKILL');
+    }
+  }, 90_000);
+
+  it('watch ends with exit 4 and says how, when its stdio server dies while the task runs', async () => {
+    const mark = `TASKSCOPE_TEST_MARK=${randomBytes(8).toString('hex')}`;
+    const child = spawn(
+      SOURCE_CLI[0]!,
+      [
+        ...SOURCE_CLI.slice(1),
+        'watch',
+        '--stdio',
+        '--env',
+        mark,
+        '--tool',
+        'slow_job',
+        '--args',
+        '{"durationMs": 600000, "steps": 2, "pollIntervalMs": 500, "label": "dies"}',
+        ...STDIO_DEMO,
+      ],
+      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await waitFor(() => /started task/.test(output), 60_000, 100);
+      const [server] = marked(mark);
+      process.kill(server!, 'SIGKILL');
+      expect(await exited).toBe(4);
+      expect(output).toMatch(/the stdio server was ended by SIGKILL/);
     } finally {
       child.kill('SIGKILL');
       for (const pid of marked(mark)) process.kill(pid, 'SIGKILL');

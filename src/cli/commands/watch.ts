@@ -216,7 +216,12 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
       }
     };
     const stopBatches = client.onBatch(onBatch);
-    const ticker = setInterval(() => progress.enabled && refresh(), 1000);
+    const ticker = setInterval(() => {
+      // A stdio server that ended is not started again: its task can be followed no further.
+      const ended = client.stdioEnded();
+      if (ended) finish(EXIT.unreachable, `the stdio server ${ended}`);
+      else if (progress.enabled) refresh();
+    }, 1000);
     const limit =
       args.timeoutMs === undefined
         ? undefined

@@ -51,7 +51,7 @@ Questions the receiver asks (elicitation, sampling) are asked here when stdin is
 are declined and the command ends with exit 6.
 
 Exit codes: 0 completed; 1 failed, cancelled, purged or gone, or a result with isError; 2 a mistake in the command; 4 the receiver is
-unreachable or refused; 6 the task needs input and there is no terminal to ask; 7 --timeout reached;
+unreachable or refused, or the stdio server ended; 6 the task needs input and there is no terminal to ask; 7 --timeout reached;
 130 stopped with Ctrl-C.`;
 
 export function parseWatchArgs(argv: readonly string[]): WatchArgs {
