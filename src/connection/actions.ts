@@ -1,6 +1,13 @@
 import { getEngine } from '../bridge/engine-bridge';
 import type { Health } from '../engine/messages';
-import type { RelayRoute, ResumeSession, ServerDescription, StdioRoute } from '../mcp';
+import type {
+  AuthCallback,
+  PendingSignIn,
+  RelayRoute,
+  ResumeSession,
+  ServerDescription,
+  StdioRoute,
+} from '../mcp';
 import { clearLog, startPageRecords } from '../tasks/page-records';
 import { usePreferences } from '../state/preferences';
 import { useSelection } from '../state/selection';
@@ -56,6 +63,8 @@ export interface ConnectOptions {
    * them: its first question must not be about another receiver's task id.
    */
   keepSelection?: boolean;
+  /** Back from a same-tab sign-in: the engine finishes it before the first request. */
+  returning?: { trip: PendingSignIn; callback: AuthCallback };
 }
 
 /**
@@ -169,6 +178,7 @@ export async function connect(
           choice: authChoiceFor(href),
           remember: isSignInRemembered(href),
           remembered: rememberedSignIn(href),
+          returning: options.returning,
         },
   });
 }

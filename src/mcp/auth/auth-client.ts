@@ -17,8 +17,10 @@ import type {
   AuthStepKind,
   AuthView,
   ClientKind,
+  PendingSignIn,
   RememberedSignIn,
 } from './types';
+import { pendingForTrip, pendingFromTrip } from './pending-trip';
 
 /** Refresh this long before the token runs out, so a poll never goes with a token about to die. */
 export const REFRESH_AHEAD_MS = 10_000;
@@ -305,6 +307,41 @@ export class AuthClient {
       true,
       `Signed in from the sign-in remembered in this browser (${remembered.issuer})`,
     );
+    this.changed();
+    return true;
+  }
+
+  /** The sign-in waiting for its callback, for a same-tab round trip (see pending-trip.ts); none once signed in. */
+  pendingTrip(): PendingSignIn | undefined {
+    if (!this.pending) return undefined;
+    return pendingForTrip(this.pending, {
+      kind: this.clients.get(this.pending.discovered.authorizationServerUrl)?.kind,
+      receiverUrl: this.options.receiverUrl,
+      redirectUri: this.options.redirectUri,
+      steps: this.log.steps,
+      now: this.now(),
+    });
+  }
+
+  /**
+   * Takes up the sign-in a same-tab round trip kept (checked, see pendingFromTrip), so that the callback the
+   * page brings back finishes it here, in the new Worker, as it would have in the old one.
+   */
+  resumeTrip(saved: PendingSignIn): boolean {
+    if (this.grant || this.pending) return false;
+    const taken = pendingFromTrip(saved, {
+      receiverUrl: this.options.receiverUrl,
+      redirectUri: this.options.redirectUri,
+      now: this.now(),
+    });
+    if (!taken) return false;
+    this.pending = taken.pending;
+    this.clients.set(taken.pending.discovered.authorizationServerUrl, {
+      info: taken.pending.client,
+      kind: taken.kind,
+    });
+    this.log.restore(taken.steps);
+    this.status = 'signing-in';
     this.changed();
     return true;
   }

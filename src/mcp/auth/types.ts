@@ -90,3 +90,16 @@ export interface RememberedSignIn {
   issuer: string;
   grant: unknown;
 }
+
+/**
+ * A sign-in waiting for its callback, kept in sessionStorage for one same-tab round trip only (the Worker with
+ * the PKCE verifier ends with the navigation): state, verifier, the metadata found, the client. Never a token.
+ */
+export interface PendingSignIn {
+  version: 1;
+  receiverUrl: string;
+  redirectUri: string;
+  savedAt: number;
+  pending: unknown;
+  steps: unknown[];
+}
