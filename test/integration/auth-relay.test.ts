@@ -1,13 +1,10 @@
-import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDemoAuth } from '../../src/devserver/demo-auth/receiver';
-import { listenOnLoopback } from '../../src/devserver/http-server';
 import { startApp, type StartedApp } from '../../src/devserver/start';
 import type { ToolInfo } from '../../src/mcp';
 import type { AuthView } from '../../src/mcp/auth/types';
 import { RELAY_HEADERS } from '../../src/mcp/relay-fetch';
 import { stopAfterEach } from '../helpers/cleanups';
-import { consent } from '../helpers/demo-auth';
+import { consent, startCorslessDemoAuth } from '../helpers/demo-auth';
 import { engineOverChannel } from '../helpers/engine-channel';
 import { makeStubDist } from '../helpers/stub-dist';
 import { waitFor } from '../helpers/wait';
@@ -31,37 +28,10 @@ afterAll(async () => {
   await removeDist();
 });
 
-interface Arrival {
-  method: string;
-  path: string;
-  authorization: boolean;
-}
-
-/** The demo receiver and authorization server with every CORS header taken off, counted on arrival. */
 async function startCorslessAuth() {
-  const auth = createDemoAuth({ receiverPath: '/mcp', issuerPath: '/as' });
-  const arrivals: Arrival[] = [];
-  const server = express();
-  server.use((req, res, next) => {
-    arrivals.push({
-      method: req.method,
-      path: req.path,
-      authorization: req.get('authorization') !== undefined,
-    });
-    const setHeader = res.setHeader.bind(res);
-    res.setHeader = (name: string, value: number | string | readonly string[]) =>
-      /^access-control-/i.test(name) ? res : setHeader(name, value);
-    next();
-  });
-  server.use('/mcp', auth.receiver);
-  server.use('/as', auth.authorizationServer);
-  server.use(auth.wellKnown);
-  const listening = await listenOnLoopback(server, 0);
-  later(async () => {
-    await auth.close();
-    await listening.close();
-  });
-  return { url: listening.url, receiverUrl: `${listening.url}/mcp`, arrivals };
+  const upstream = await startCorslessDemoAuth();
+  later(upstream.close);
+  return upstream;
 }
 
 /** Every request the engine made, as the fetch under the relay saw it: where it went and what it named. */
