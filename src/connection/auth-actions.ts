@@ -165,6 +165,11 @@ export async function prepareSignIn(): Promise<void> {
   await getEngine().request({ type: 'signIn' });
 }
 
+/** The person's answer to "contact this origin?": the flow goes on, or fails saying it was not allowed. */
+export async function confirmOrigin(origin: string, allow: boolean): Promise<void> {
+  await getEngine().request({ type: 'confirmOrigin', origin, allow });
+}
+
 export async function signOut(): Promise<void> {
   for (const stop of listening.values()) stop();
   useSignIn.setState({ blockedUrl: undefined });

@@ -141,6 +141,8 @@ export class EngineHost {
         return this.connect(command);
       case 'authCallback':
         return this.authCallback(conn, command.callback);
+      case 'confirmOrigin':
+        return conn?.auth?.confirmOrigin(command.origin, command.allow) ?? false;
       case 'pendingSignIn':
         return conn?.auth?.pendingTrip() ?? null;
       case 'rememberSignIn':

@@ -70,6 +70,8 @@ export type Command =
   | { type: 'signIn' }
   /** The sign-in waiting for its callback, for the page to keep over a same-tab round trip (never a token). */
   | { type: 'pendingSignIn' }
+  /** The person allowed (or not) the origin the sign-in waits to contact. */
+  | { type: 'confirmOrigin'; origin: string; allow: boolean }
   /** Forget the tokens of the current receiver. */
   | { type: 'signOut' }
   /** "Remember sign-in" ticked or not for the current receiver. */
@@ -148,6 +150,7 @@ export interface Replies {
   authCallback: boolean;
   signIn: null;
   pendingSignIn: PendingSignIn | null;
+  confirmOrigin: boolean;
   signOut: null;
   rememberSignIn: null;
   disconnect: null;

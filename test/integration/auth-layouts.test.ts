@@ -17,7 +17,16 @@ type Layout = 'challenge-url' | 'path-aware' | 'root' | 'oidc-only' | '2025-03-2
 async function startLayout(
   layout: Layout,
   scopesSupported?: string[],
-  { insufficient = false, cimd = false }: { insufficient?: boolean; cimd?: boolean } = {},
+  {
+    insufficient = false,
+    cimd = false,
+    authorizationServer,
+  }: {
+    insufficient?: boolean;
+    cimd?: boolean;
+    /** Another origin's issuer that the resource metadata names instead of this server's own. */
+    authorizationServer?: string;
+  } = {},
 ): Promise<Listening & { seen: string[]; clientIds: string[] }> {
   const app = express();
   const seen: string[] = [];
@@ -48,7 +57,7 @@ async function startLayout(
   });
   const prm = (req: Request) => ({
     resource: `${origin(req)}/mcp`,
-    authorization_servers: [asBase(req)],
+    authorization_servers: [authorizationServer ?? asBase(req)],
     ...(scopesSupported ? { scopes_supported: scopesSupported } : {}),
   });
   if (layout === 'challenge-url') app.get('/custom/prm.json', (req, res) => res.json(prm(req)));
@@ -280,5 +289,54 @@ describe('Client ID Metadata Documents', () => {
     expect(view.error).toContain('not an https URL with a path');
     expect(view.authorizationUrl).toBeUndefined();
     expect(server.clientIds).toEqual([]);
+  });
+});
+
+describe('origins the receiver names: confirmed by the person before the flow contacts them', () => {
+  const started: Listening[] = [];
+  afterEach(async () => {
+    for (const server of started.splice(0)) await server.close();
+  });
+
+  async function twoOrigins() {
+    const issuer = await startLayout('path-aware');
+    started.push(issuer);
+    const receiver = await startLayout('path-aware', undefined, {
+      authorizationServer: `${issuer.url}/tenant`,
+    });
+    started.push(receiver);
+    const url = `${receiver.url}/mcp`;
+    const auth = new AuthClient({ receiverUrl: url, redirectUri: REDIRECT, fetch });
+    const asked = new Promise<AuthView>((resolve) => {
+      auth.onChange = (view) => {
+        if (view.status === 'confirm-origin') resolve(view);
+      };
+    });
+    expect((await auth.wrap(fetch)(url, PING)).status).toBe(401);
+    return { issuer, receiver, auth, view: await asked };
+  }
+
+  it('the flow stops before the first request to another origin, and goes on once it is allowed', async () => {
+    const { issuer, receiver, auth, view } = await twoOrigins();
+    expect(view.confirmOrigin).toBe(issuer.url);
+    // The receiver's own metadata was read; nothing went to the other origin yet.
+    expect(receiver.seen).toContain('GET /.well-known/oauth-protected-resource/mcp');
+    expect(issuer.seen).toEqual([]);
+    expect(auth.confirmOrigin('https://elsewhere.example', true)).toBe(false);
+    expect(auth.confirmOrigin(issuer.url, true)).toBe(true);
+    const ready = await settled(auth);
+    expect(ready.status).toBe('sign-in-needed');
+    expect(issuer.seen).toContain('GET /.well-known/oauth-authorization-server/tenant');
+    expect(issuer.seen).toContain('POST /tenant/register');
+    expect(new URL(ready.authorizationUrl!).origin).toBe(issuer.url);
+  });
+
+  it('not allowed: nothing goes there, and the sign-in fails saying so', async () => {
+    const { issuer, auth, view } = await twoOrigins();
+    expect(auth.confirmOrigin(view.confirmOrigin!, false)).toBe(true);
+    const failed = await settled(auth);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toContain(`${issuer.url}, named by the receiver's metadata, was not allowed`);
+    expect(issuer.seen).toEqual([]);
   });
 });

@@ -21,6 +21,7 @@ import type {
   RememberedSignIn,
 } from './types';
 import { pendingForTrip, pendingFromTrip } from './pending-trip';
+import { OriginGate } from './origin-gate';
 
 /** Refresh this long before the token runs out, so a poll never goes with a token about to die. */
 export const REFRESH_AHEAD_MS = 10_000;
@@ -64,6 +65,7 @@ export class AuthClient {
   private readonly clients = new Map<string, { info: OAuthClientInformationMixed; kind: ClientKind }>();
   private readonly waiters = new SignInWaiters();
   private readonly flowFetch: typeof fetch;
+  private readonly gate: OriginGate;
   private base: typeof fetch;
   private readonly now: () => number;
 
@@ -71,12 +73,23 @@ export class AuthClient {
     this.now = options.now ?? Date.now;
     this.log = new StepLog(this.now);
     this.base = options.fetch;
-    this.flowFetch = recordingFetch(
+    this.gate = new OriginGate(options.receiverUrl, () => this.changed());
+    const recorded = recordingFetch(
       (input, init) => this.base(input, init),
       () => this.log.exchanges,
       this.now,
       (exchange) => this.onExchange?.(exchange),
     );
+    // The gate first: a request to an origin the person did not allow never goes out, nor is it recorded.
+    this.flowFetch = async (input, init) => {
+      await this.gate.pass(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+      return recorded(input, init);
+    };
+  }
+
+  /** The person's answer to "contact this origin?" (see OriginGate). */
+  confirmOrigin(origin: string, allow: boolean): boolean {
+    return this.gate.answer(origin, allow);
   }
 
   /** The way to the receiver changed (a new relay token after a restart): the flow's requests follow it. */
@@ -103,7 +116,8 @@ export class AuthClient {
 
   view(): AuthView {
     return describeSignIn({
-      status: this.status,
+      status: this.gate.pending ? 'confirm-origin' : this.status,
+      confirmOrigin: this.gate.pending,
       error: this.error,
       steps: this.log.steps,
       pending: this.pending,
@@ -297,6 +311,11 @@ export class AuthClient {
     const restored = restoredGrant(remembered, this.options.receiverUrl, this.options.choice);
     if (!restored || this.grant) return false;
     this.grant = restored.grant;
+    // Allowed when the sign-in was made: a refresh asks nothing.
+    this.gate.allow(
+      restored.grant.discovered.authorizationServerUrl,
+      restored.grant.discovered.metadata?.token_endpoint,
+    );
     this.clients.set(restored.grant.discovered.authorizationServerUrl, {
       info: restored.grant.client,
       kind: restored.kind,
@@ -336,6 +355,10 @@ export class AuthClient {
     });
     if (!taken) return false;
     this.pending = taken.pending;
+    this.gate.allow(
+      taken.pending.discovered.authorizationServerUrl,
+      taken.pending.discovered.metadata?.token_endpoint,
+    );
     this.clients.set(taken.pending.discovered.authorizationServerUrl, {
       info: taken.pending.client,
       kind: taken.kind,
@@ -356,6 +379,7 @@ export class AuthClient {
     this.challenge = undefined;
     this.status = 'none';
     this.error = undefined;
+    this.gate.cancel();
     this.log.add('sign-out', true, 'Signed out: tokens forgotten');
     this.waiters.settle(false);
     this.changed();
