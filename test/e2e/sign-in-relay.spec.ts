@@ -68,3 +68,34 @@ test('a receiver and authorization server without CORS: sign in through the loca
     await upstream.close();
   }
 });
+
+test('an authorization server on another origin is asked about first; not allowed, nothing goes there', async ({
+  page,
+  context,
+}) => {
+  const toOther: string[] = [];
+  context.on('request', (request) => {
+    if (new URL(request.url()).hostname === 'localhost') toOther.push(request.url());
+  });
+  await page.goto(`/?server=${encodeURIComponent('/demo/mcp-auth?faults=other-origin')}`);
+  const origin = new URL(page.url()).origin.replace('127.0.0.1', 'localhost');
+  await expect(page.getByTestId('auth-status')).toHaveText('allow an origin?');
+  await expect(page.getByTestId('auth-origin')).toHaveText(origin);
+  expect(toOther).toEqual([]);
+  await page.getByTestId('auth-origin-refuse').click();
+  await expect(page.getByTestId('auth-status')).toHaveText('sign-in failed');
+  await expect(page.getByTestId('auth-error')).toContainText(
+    `${origin}, named by the receiver's metadata, was not allowed`,
+  );
+  expect(toOther).toEqual([]);
+
+  // Try again, and allow it this time: the sign-in goes on there.
+  await page.getByRole('button', { name: 'Try again' }).click();
+  await page.getByTestId('auth-origin-allow').click();
+  await expect(page.getByTestId('auth-status')).toHaveText('sign-in needed');
+  const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('auth-sign-in').click()]);
+  await expect(popup.getByRole('heading')).toHaveText('Taskscope demo authorization server');
+  await allowAndClose(popup);
+  await expect(page.getByTestId('auth-status')).toHaveText('signed in');
+  await expect(page.getByTestId('auth-issuer')).toHaveText(`${origin}/demo/auth/faults/other-origin`);
+});
