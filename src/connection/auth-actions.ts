@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import { getEngine } from '../bridge/engine-bridge';
 import type { AuthCallback, AuthClientChoice, PendingSignIn } from '../mcp';
 import { useConnection } from '../state/connection';
+import { safeHref } from '../ui/safe-url';
 import { setSignInRemembered } from './remembered-sign-ins';
 
 /** Taskscope's own redirect URI: the page at this path hands the code over and closes. */
@@ -116,7 +117,9 @@ async function signInHere(authorizationUrl: string, state: string): Promise<void
     return;
   }
   for (const stop of listening.values()) stop();
-  window.location.assign(authorizationUrl);
+  // The URL comes from metadata the receiver controls (vetted in the engine): only an http(s) page is opened.
+  const target = safeHref(authorizationUrl);
+  if (target?.startsWith('http')) window.location.assign(target);
 }
 
 /** Where a same-tab sign-in keeps its pending sign-in for the round trip (see signInHere). */
