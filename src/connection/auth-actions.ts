@@ -105,6 +105,9 @@ export function signIn(): void {
  * (app/oauth-callback.ts). Without storage, a link opens the sign-in in a new tab instead.
  */
 async function signInHere(authorizationUrl: string, state: string): Promise<void> {
+  // The URL comes from metadata the receiver controls (vetted in the engine): only an http(s) page is opened.
+  const target = safeHref(authorizationUrl);
+  if (!target?.startsWith('http')) return;
   const trip = await getEngine().request({ type: 'pendingSignIn' });
   const kept: SameTabTrip | undefined = trip
     ? { trip, returnTo: `${location.pathname}${location.search}${location.hash}` }
@@ -117,9 +120,7 @@ async function signInHere(authorizationUrl: string, state: string): Promise<void
     return;
   }
   for (const stop of listening.values()) stop();
-  // The URL comes from metadata the receiver controls (vetted in the engine): only an http(s) page is opened.
-  const target = safeHref(authorizationUrl);
-  if (target?.startsWith('http')) window.location.assign(target);
+  window.location.assign(target);
 }
 
 /** Where a same-tab sign-in keeps its pending sign-in for the round trip (see signInHere). */
