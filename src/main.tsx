@@ -12,7 +12,7 @@ import { connect, initialHeaders, initialServerUrl, pageHiding } from './connect
 import { initialReplaySpeed, initialTraceUrl, openTraceUrl } from './trace/open-trace';
 import { syncAddress } from './app/address';
 import { handleOAuthCallback, isOAuthCallback, sameTabReturn } from './app/oauth-callback';
-import { choiceOfTrip, forgetSameTabTrip, setAuthChoice } from './connection/auth-actions';
+import { forgetSameTabTrip } from './connection/auth-actions';
 import type { AuthCallback, PendingSignIn } from './mcp';
 
 // The redirect URI of a sign-in: it hands the code to the page that asked and closes; nothing else starts.
@@ -39,7 +39,6 @@ function boot(returning?: { trip: PendingSignIn; callback: AuthCallback }) {
   syncAddress();
   if (traceUrl !== null) void openTraceUrl(traceUrl, initialReplaySpeed(), true);
   else {
-    if (returning) setAuthChoice(serverUrl, choiceOfTrip(returning.trip));
     void connect(serverUrl, initialHeaders(serverUrl), { resume: true, keepSelection: true, returning });
   }
   // The session is not ended here (only Disconnect sends DELETE): a reload resumes it, and receivers expire

@@ -20,7 +20,7 @@ import { headersFor, recordUse, relayChosen } from './saved-receivers';
 import { fetchRelayRoute } from './relay-route';
 import { closeStdio, openStdioRoute, stdioNameOf, stdioPageHiding } from './stdio-route';
 import { eraChoice } from './era-choice';
-import { authChoiceFor, callbackUri } from './auth-actions';
+import { authChoiceFor, callbackUri, choiceOfTrip, setAuthChoice } from './auth-actions';
 import { isSignInRemembered, rememberedSignIn } from './remembered-sign-ins';
 
 /** A URL only if it is http(s); one typed without a scheme gets one (see receiver-url.ts). */
@@ -158,6 +158,8 @@ export async function connect(
   const resume = options.resume ? await resumable(href) : undefined;
   if (useConnection.getState().id !== id) return;
   const selection = useSelection.getState().selection;
+  // Back from a same-tab sign-in: the client identity the person chose comes back with it.
+  if (options.returning) setAuthChoice(href, choiceOfTrip(options.returning.trip));
   await getEngine().request({
     type: 'connect',
     connectionId: id,
