@@ -90,7 +90,7 @@ test('an authorization server on another origin is asked about first; not allowe
   expect(toOther).toEqual([]);
 
   // Try again, and allow it this time: the sign-in goes on there.
-  await page.getByRole('button', { name: 'Try again' }).click();
+  await page.getByTestId('auth-card').getByRole('button', { name: 'Try again' }).click();
   await page.getByTestId('auth-origin-allow').click();
   await expect(page.getByTestId('auth-status')).toHaveText('sign-in needed');
   const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('auth-sign-in').click()]);
