@@ -11,13 +11,22 @@ import { getEngine } from './bridge/engine-bridge';
 import { connect, initialHeaders, initialServerUrl, pageHiding } from './connection/actions';
 import { initialReplaySpeed, initialTraceUrl, openTraceUrl } from './trace/open-trace';
 import { syncAddress } from './app/address';
-import { handleOAuthCallback, isOAuthCallback } from './app/oauth-callback';
+import { handleOAuthCallback, isOAuthCallback, sameTabReturn } from './app/oauth-callback';
+import { forgetSameTabTrip } from './connection/auth-actions';
+import type { AuthCallback, PendingSignIn } from './mcp';
 
 // The redirect URI of a sign-in: it hands the code to the page that asked and closes; nothing else starts.
-if (isOAuthCallback()) handleOAuthCallback();
-else boot();
+// Unless the sign-in went in this very tab: then the page comes back here, at its own address.
+if (isOAuthCallback()) {
+  const returning = sameTabReturn();
+  if (returning) boot(returning);
+  else handleOAuthCallback();
+} else {
+  forgetSameTabTrip();
+  boot();
+}
 
-function boot() {
+function boot(returning?: { trip: PendingSignIn; callback: AuthCallback }) {
   applyTheme();
   useSelection.setState({ selection: initialSelection() });
   wireEngine(getEngine(), queryClient);
@@ -29,7 +38,9 @@ function boot() {
   // The address follows what is on screen from here on (the receiver, the task open, the trace).
   syncAddress();
   if (traceUrl !== null) void openTraceUrl(traceUrl, initialReplaySpeed(), true);
-  else void connect(serverUrl, initialHeaders(serverUrl), { resume: true, keepSelection: true });
+  else {
+    void connect(serverUrl, initialHeaders(serverUrl), { resume: true, keepSelection: true, returning });
+  }
   // The session is not ended here (only Disconnect sends DELETE): a reload resumes it, and receivers expire
   // idle ones. What history has pending is written now.
   window.addEventListener('pagehide', pageHiding);

@@ -1,4 +1,10 @@
-import { CALLBACK_CHANNEL_PREFIX, CALLBACK_PATH } from '../connection/auth-actions';
+import {
+  CALLBACK_CHANNEL_PREFIX,
+  CALLBACK_PATH,
+  callbackFrom,
+  takeSameTabTrip,
+} from '../connection/auth-actions';
+import type { AuthCallback, PendingSignIn } from '../mcp';
 
 export const isOAuthCallback = (location: Location = window.location) => location.pathname === CALLBACK_PATH;
 
@@ -34,4 +40,24 @@ export function handleOAuthCallback(): void {
       : 'Signed in: Taskscope takes it from here. You can close this window.',
   );
   window.close();
+}
+
+/**
+ * Back from a sign-in that went in this very tab (no popup): the trip it kept is taken off storage, the code
+ * off the address (which becomes the page's own again), and the callback is handed to the page that starts
+ * here, never written anywhere. Undefined when this callback is not this tab's trip (then it is a popup's).
+ */
+export function sameTabReturn(): { trip: PendingSignIn; callback: AuthCallback } | undefined {
+  const query = new URLSearchParams(window.location.search);
+  const kept = takeSameTabTrip(query.get('state'));
+  if (!kept) return undefined;
+  window.history.replaceState(null, '', kept.returnTo);
+  const callback = callbackFrom({
+    state: query.get('state'),
+    code: query.get('code') ?? undefined,
+    iss: query.get('iss') ?? undefined,
+    error: query.get('error') ?? undefined,
+    errorDescription: query.get('error_description') ?? undefined,
+  });
+  return callback ? { trip: kept.trip, callback } : undefined;
 }

@@ -11,6 +11,7 @@ import type { AuthStep, AuthView, ClientKind } from '../mcp';
 import { connect } from './actions';
 import {
   authChoiceFor,
+  confirmOrigin,
   prepareSignIn,
   rememberSignIn,
   setAuthChoice,
@@ -22,6 +23,7 @@ import { isSignInRemembered, REMEMBER_SIGN_IN_WARNING } from './remembered-sign-
 
 const statusLook: Record<AuthView['status'], { tone: Tone; text: string }> = {
   none: { tone: 'neutral', text: 'signed out' },
+  'confirm-origin': { tone: 'amber', text: 'allow an origin?' },
   'sign-in-needed': { tone: 'amber', text: 'sign-in needed' },
   'signing-in': { tone: 'blue', text: 'signing in…' },
   'signed-in': { tone: 'green', text: 'signed in' },
@@ -182,6 +184,30 @@ function AuthBody({ auth, url }: { auth: AuthView; url: string }) {
               .
             </p>
           )}
+        </div>
+      )}
+      {auth.status === 'confirm-origin' && auth.confirmOrigin && (
+        <div className="space-y-1" data-testid="auth-confirm-origin">
+          <p>
+            To sign in, Taskscope must contact <strong data-testid="auth-origin">{auth.confirmOrigin}</strong>
+            . This receiver&apos;s metadata named it, so it is asked about as a relay target would be: allow
+            it only if you expect this receiver to sign in there.
+          </p>
+          <div className="flex gap-1.5">
+            <Button
+              variant="primary"
+              onClick={() => void confirmOrigin(auth.confirmOrigin ?? '', true)}
+              data-testid="auth-origin-allow"
+            >
+              Allow
+            </Button>
+            <Button
+              onClick={() => void confirmOrigin(auth.confirmOrigin ?? '', false)}
+              data-testid="auth-origin-refuse"
+            >
+              Don&apos;t allow
+            </Button>
+          </div>
         </div>
       )}
       {auth.status === 'failed' && (

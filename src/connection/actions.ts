@@ -1,6 +1,13 @@
 import { getEngine } from '../bridge/engine-bridge';
 import type { Health } from '../engine/messages';
-import type { RelayRoute, ResumeSession, ServerDescription, StdioRoute } from '../mcp';
+import type {
+  AuthCallback,
+  PendingSignIn,
+  RelayRoute,
+  ResumeSession,
+  ServerDescription,
+  StdioRoute,
+} from '../mcp';
 import { clearLog, startPageRecords } from '../tasks/page-records';
 import { usePreferences } from '../state/preferences';
 import { useSelection } from '../state/selection';
@@ -13,7 +20,7 @@ import { headersFor, recordUse, relayChosen } from './saved-receivers';
 import { fetchRelayRoute } from './relay-route';
 import { closeStdio, openStdioRoute, stdioNameOf, stdioPageHiding } from './stdio-route';
 import { eraChoice } from './era-choice';
-import { authChoiceFor, callbackUri } from './auth-actions';
+import { authChoiceFor, callbackUri, choiceOfTrip, setAuthChoice } from './auth-actions';
 import { isSignInRemembered, rememberedSignIn } from './remembered-sign-ins';
 
 /** A URL only if it is http(s); one typed without a scheme gets one (see receiver-url.ts). */
@@ -56,6 +63,8 @@ export interface ConnectOptions {
    * them: its first question must not be about another receiver's task id.
    */
   keepSelection?: boolean;
+  /** Back from a same-tab sign-in: the engine finishes it before the first request. */
+  returning?: { trip: PendingSignIn; callback: AuthCallback };
 }
 
 /**
@@ -149,6 +158,8 @@ export async function connect(
   const resume = options.resume ? await resumable(href) : undefined;
   if (useConnection.getState().id !== id) return;
   const selection = useSelection.getState().selection;
+  // Back from a same-tab sign-in: the client identity the person chose comes back with it.
+  if (options.returning) setAuthChoice(href, choiceOfTrip(options.returning.trip));
   await getEngine().request({
     type: 'connect',
     connectionId: id,
@@ -169,6 +180,7 @@ export async function connect(
           choice: authChoiceFor(href),
           remember: isSignInRemembered(href),
           remembered: rememberedSignIn(href),
+          returning: options.returning,
         },
   });
 }

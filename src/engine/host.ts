@@ -141,6 +141,10 @@ export class EngineHost {
         return this.connect(command);
       case 'authCallback':
         return this.authCallback(conn, command.callback);
+      case 'confirmOrigin':
+        return conn?.auth?.confirmOrigin(command.origin, command.allow) ?? false;
+      case 'pendingSignIn':
+        return conn?.auth?.pendingTrip() ?? null;
       case 'rememberSignIn':
         if (conn) {
           conn.rememberSignIn = command.on;
@@ -195,6 +199,13 @@ export class EngineHost {
     this.setHealth(conn, { status: 'connecting', since: Date.now() });
     if (this.historyLink.preserve) await this.historyLink.restore(conn);
     if (seq !== this.connectSeq || conn.closed) return { ok: false, stale: true };
+    const returning = command.auth?.returning;
+    if (returning) {
+      // Back from a same-tab sign-in: the code is exchanged before the first request, which then carries the token.
+      this.fetchFor(conn);
+      if (conn.auth?.resumeTrip(returning.trip)) await conn.auth.finish(returning.callback);
+      if (seq !== this.connectSeq || conn.closed) return { ok: false, stale: true };
+    }
     const ended = command.resume?.sessionId ?? this.endedSessions.get(command.url);
     return this.establish(conn, command.resume, ended);
   }

@@ -7,6 +7,7 @@ import type {
   AuthCallback,
   AuthClientChoice,
   AuthView,
+  PendingSignIn,
   RememberedSignIn,
   ClassifiedError,
   Detection,
@@ -59,12 +60,18 @@ export type Command =
         remember?: boolean;
         /** The sign-in this browser remembered for this receiver, to take up instead of signing in again. */
         remembered?: RememberedSignIn;
+        /** Back from a same-tab sign-in: the kept pending sign-in and the callback, finished before connecting. */
+        returning?: { trip: PendingSignIn; callback: AuthCallback };
       };
     }
   /** The authorization callback came back (popup or another tab): finish the sign-in, then connect. */
   | { type: 'authCallback'; callback: AuthCallback }
   /** Get a sign-in ready again (after Sign out or a failure). */
   | { type: 'signIn' }
+  /** The sign-in waiting for its callback, for the page to keep over a same-tab round trip (never a token). */
+  | { type: 'pendingSignIn' }
+  /** The person allowed (or not) the origin the sign-in waits to contact. */
+  | { type: 'confirmOrigin'; origin: string; allow: boolean }
   /** Forget the tokens of the current receiver. */
   | { type: 'signOut' }
   /** "Remember sign-in" ticked or not for the current receiver. */
@@ -142,6 +149,8 @@ export interface Replies {
   connect: ConnectReply;
   authCallback: boolean;
   signIn: null;
+  pendingSignIn: PendingSignIn | null;
+  confirmOrigin: boolean;
   signOut: null;
   rememberSignIn: null;
   disconnect: null;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyError } from './classify';
 import { HttpStatusError, LocalRefusal, parseRetryAfter } from './errors';
 import { rpcError } from '../../test/fixtures/shapes';
+import { RpcError } from './session-2026';
 
 describe('classifyError', () => {
   it('-32602 on tasks/get for a task we knew: purged', () => {
@@ -26,6 +27,12 @@ describe('classifyError', () => {
 
   it('-32602 without context reads "expired" as purged', () => {
     expect(classifyError(rpcError(-32602, 'Task has expired')).kind).toBe('purged');
+  });
+
+  it('a 401 or 403 whose body is a JSON-RPC error is a sign-in wall, not a protocol error', () => {
+    expect(classifyError(new RpcError(-32001, 'Unauthorized', undefined, 401)).kind).toBe('auth');
+    expect(classifyError(new RpcError(-32001, 'Forbidden', undefined, 403)).httpStatus).toBe(403);
+    expect(classifyError(new RpcError(-32022, 'Unsupported', undefined, 400)).kind).toBe('protocol');
   });
 
   it('-32601: unsupported', () => {

@@ -312,6 +312,10 @@ export function classifyError(error: unknown, ctx: ErrorContext = {}): Classifie
     if (error instanceof HttpStatusError) {
       return classifyHttp(error.status, error.body, error.retryAfterMs, ctx);
     }
+    // A 401/403 whose body is a JSON-RPC error (read as one for 2026-07-28) is still a sign-in wall.
+    const httpStatus = field(error, 'httpStatus');
+    if (httpStatus === 401 || httpStatus === 403)
+      return classifyHttp(httpStatus, textOf(field(error, 'message') ?? ''), undefined, ctx);
     if (error instanceof DeadlineExceeded) {
       return {
         kind: 'timeout',

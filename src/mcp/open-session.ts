@@ -3,7 +3,7 @@ import { HeadersRefusedByCors, HttpStatusError } from './errors';
 import { PROTOCOL_2026, UNSUPPORTED_VERSION_CODE } from './protocol-rules';
 import { McpSession } from './session';
 import type { ConnectOptions } from './session-types';
-import { RpcError, Session2026, asRpcError } from './session-2026';
+import { RpcError, Session2026, asRpcError, listedVersions } from './session-2026';
 import type { ReceiverSession } from './session-types';
 import type { Era } from './types';
 
@@ -25,16 +25,25 @@ function isRefusalOf2026(error: unknown): boolean {
   return code === -32602 && /_meta envelope|envelope key/i.test(String((error as Error).message));
 }
 
-/** 401 or 403: a reason to sign in and ask server/discover again, never to change protocol. */
+/** 401 or 403 (a JSON-RPC body or not): a reason to sign in and ask server/discover again, never to change protocol. */
 export function isAuthRefusal(error: unknown): boolean {
-  return error instanceof HttpStatusError && (error.status === 401 || error.status === 403);
+  const status =
+    error instanceof HttpStatusError
+      ? error.status
+      : error instanceof RpcError
+        ? error.httpStatus
+        : undefined;
+  return status === 401 || status === 403;
 }
 
-/** -32022 from either side, with the versions the receiver supports. */
-function supportedVersions(error: unknown): string[] | undefined {
-  if ((error as { code?: unknown }).code !== UNSUPPORTED_VERSION_CODE) return undefined;
-  const supported = (error as { data?: { supported?: unknown } }).data?.supported;
-  return Array.isArray(supported) ? supported.filter((v): v is string => typeof v === 'string') : [];
+/**
+ * Whether server/discover's failure shows a 2026-07-28-era server (2026-07-28: fall back to initialize only on
+ * an answer that does not): its own refusal of our request, a sign-in wall, or a version error that lists a
+ * modern version. A list of older versions only is a 2025 server's answer, and initialize is how to speak them.
+ */
+function showsModernServer(error: unknown): boolean {
+  if (isRefusalOf2026(error) || isAuthRefusal(error)) return true;
+  return listedVersions(error)?.some((v) => v >= PROTOCOL_2026) ?? false;
 }
 
 /**
@@ -64,18 +73,16 @@ export async function openSession(options: ConnectOptions & { era?: EraChoice })
   try {
     return { session: await Session2026.connect(options), detectedBy: 'discover' };
   } catch (error) {
-    if (isRefusalOf2026(error)) throw error;
-    // A receiver that wants a sign-in says so to any request: initialize would get the same 401 (2026-07-28).
-    if (isAuthRefusal(error)) throw error;
-    const versions = supportedVersions(error);
-    if (versions?.length && versions.every((v) => v > PROTOCOL_2026)) throw error;
+    // A receiver that wants a sign-in says so to any request: initialize would get the same 401. One that
+    // lists modern versions was asked again already (Session2026.connect) and counts initialize as a fault.
+    if (showsModernServer(error)) throw explainVersionRefusal(error);
     discoverFailure = error;
   }
   try {
     return { session: await McpSession.connect(options), detectedBy: 'initialize' };
   } catch (error) {
     // initialize says 2026-07-28, yet server/discover never got through: a preflight refused its headers.
-    const versions = supportedVersions(asRpcError(error));
+    const versions = listedVersions(asRpcError(error));
     if (versions?.includes(PROTOCOL_2026) && discoverFailure instanceof TypeError)
       throw new HeadersRefusedByCors(
         `The receiver at ${options.url} speaks only 2026-07-28, but its CORS does not allow the headers that protocol needs (Mcp-Method, Mcp-Name, MCP-Protocol-Version): allow them there, or connect through Taskscope's local relay.`,
@@ -84,8 +91,22 @@ export async function openSession(options: ConnectOptions & { era?: EraChoice })
   }
 }
 
+/** A -32022 that lists modern versions, said for the person: which ones, and why there is no fallback. */
+function explainVersionRefusal(error: unknown): unknown {
+  const versions = listedVersions(error);
+  if (!versions?.length || isAuthRefusal(error)) return error;
+  const listed = versions.join(', ');
+  return new RpcError(
+    UNSUPPORTED_VERSION_CODE,
+    versions.includes(PROTOCOL_2026)
+      ? `The receiver refused server/discover twice with "unsupported protocol version" (-32022) while listing ${PROTOCOL_2026} (${listed}), the version Taskscope offered both times.`
+      : `The receiver lists ${listed} for server/discover, not ${PROTOCOL_2026}, the newest version Taskscope speaks; a server of this era counts an initialize as a fault, so there is no fallback to 2025-11-25.`,
+    { supported: versions, requested: PROTOCOL_2026 },
+  );
+}
+
 function explainForced2025(error: unknown): unknown {
-  const versions = supportedVersions(asRpcError(error));
+  const versions = listedVersions(asRpcError(error));
   if (!versions?.includes(PROTOCOL_2026)) return error;
   return new RpcError(
     UNSUPPORTED_VERSION_CODE,
@@ -95,6 +116,7 @@ function explainForced2025(error: unknown): unknown {
 
 function explainForced2026(error: unknown): unknown {
   if (isRefusalOf2026(error)) return error;
+  if (listedVersions(error)?.some((v) => v >= PROTOCOL_2026)) return explainVersionRefusal(error);
   // The receiver answered (whatever it said): it is there and not speaking 2026-07-28. Otherwise it may be away.
   const answered = error instanceof RpcError || error instanceof HttpStatusError;
   const kind = classifyError(error, { method: 'server/discover' }).kind;

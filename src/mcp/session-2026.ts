@@ -2,7 +2,13 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { DeadlineExceeded, HttpStatusError } from './errors';
 import type { InFlightRequests } from './guarded-fetch';
 import { cutText, isObject, limitJson } from './json';
-import { META_2026, PROTOCOL_2026, TASKS_EXTENSION, requestDeadlineMs } from './protocol-rules';
+import {
+  META_2026,
+  PROTOCOL_2026,
+  TASKS_EXTENSION,
+  UNSUPPORTED_VERSION_CODE,
+  requestDeadlineMs,
+} from './protocol-rules';
 import { CLIENT_INFO } from './session';
 import { SessionBase, describeServer, openTransport, type TappedTransport } from './session-base';
 import type { ConnectOptions, ReceiverSession, RequestOptions, ServerDescription } from './session-types';
@@ -110,12 +116,27 @@ export class Session2026 extends SessionBase implements ReceiverSession {
     hooks.answerEnded = (ids) => session.answerEnded(ids);
     await session.transport.start();
     try {
-      session.server = describeDiscovery(await session.request('server/discover'));
+      session.server = describeDiscovery(await session.discover());
     } catch (error) {
       await session.close();
       throw error;
     }
     return session;
+  }
+
+  /**
+   * server/discover, asked once more when the receiver refuses the version offered yet lists 2026-07-28 among
+   * those it takes (-32022 with `data.supported`): a corrective retry, as the SDK's own negotiation makes, and
+   * only one, so a receiver that keeps refusing ends the connect with its own words.
+   */
+  private async discover(): Promise<unknown> {
+    try {
+      return await this.request('server/discover');
+    } catch (error) {
+      const status = error instanceof RpcError ? error.httpStatus : undefined;
+      if (status === 401 || status === 403 || !listedVersions(error)?.includes(PROTOCOL_2026)) throw error;
+      return this.request('server/discover');
+    }
   }
 
   describeServer(): ServerDescription {
@@ -262,13 +283,22 @@ export function asRpcError(error: unknown): unknown {
   return error;
 }
 
+/** The versions a -32022 lists in `data.supported` (an empty list when it names none), else undefined. */
+export function listedVersions(error: unknown): string[] | undefined {
+  if ((error as { code?: unknown } | null)?.code !== UNSUPPORTED_VERSION_CODE) return undefined;
+  const supported = (error as { data?: { supported?: unknown } }).data?.supported;
+  return Array.isArray(supported)
+    ? supported.filter((v): v is string => typeof v === 'string').slice(0, 32)
+    : [];
+}
+
 /** What server/discover says of the receiver, cut to sizes a card can show; refused unless it lists 2026-07-28. */
 function describeDiscovery(raw: unknown): ServerDescription {
   const result = isObject(raw) ? raw : {};
   const versions = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
   if (!versions.includes(PROTOCOL_2026))
     throw new RpcError(
-      -32022,
+      UNSUPPORTED_VERSION_CODE,
       `server/discover answered, but supportedVersions (${cutText(JSON.stringify(versions), 200)}) does not list ${PROTOCOL_2026}`,
     );
   const meta = isObject(result._meta) ? result._meta : {};

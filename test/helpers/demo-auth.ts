@@ -28,6 +28,50 @@ export async function startDemoAuth(): Promise<DemoAuthServer> {
   };
 }
 
+/** What reached the CORS-less servers, counted on arrival. */
+export interface AuthArrival {
+  method: string;
+  path: string;
+  authorization: boolean;
+}
+
+/**
+ * The demo receiver (at /mcp) and its authorization server (at /as) on a loopback port of their own, with every
+ * CORS header taken off: as most authorization servers are, a page on another origin can reach them only
+ * through a relay.
+ */
+export async function startCorslessDemoAuth(): Promise<
+  Listening & { receiverUrl: string; arrivals: AuthArrival[] }
+> {
+  const auth = createDemoAuth({ receiverPath: '/mcp', issuerPath: '/as' });
+  const arrivals: AuthArrival[] = [];
+  const app = express();
+  app.use((req, res, next) => {
+    arrivals.push({
+      method: req.method,
+      path: req.path,
+      authorization: req.get('authorization') !== undefined,
+    });
+    const setHeader = res.setHeader.bind(res);
+    res.setHeader = (name: string, value: number | string | readonly string[]) =>
+      /^access-control-/i.test(name) ? res : setHeader(name, value);
+    next();
+  });
+  app.use('/mcp', auth.receiver);
+  app.use('/as', auth.authorizationServer);
+  app.use(auth.wellKnown);
+  const listening = await listenOnLoopback(app, 0);
+  return {
+    ...listening,
+    receiverUrl: `${listening.url}/mcp`,
+    arrivals,
+    close: async () => {
+      await auth.close();
+      await listening.close();
+    },
+  };
+}
+
 /**
  * What a person does in the popup: opens the authorization URL, clicks Allow on the consent page, and the
  * browser follows the redirect to the callback, whose query is returned.

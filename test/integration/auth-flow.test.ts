@@ -267,6 +267,22 @@ describe("the demo's auth faults (?faults=)", () => {
     expect(auth.view().error).toContain('RFC 9207');
   });
 
+  it('other-origin: the authorization server under the other loopback name is asked about, then used', async () => {
+    const url = `${server.receiverUrl}?faults=other-origin`;
+    const auth = new AuthClient({ receiverUrl: url, redirectUri: REDIRECT, fetch });
+    const asked = nextView(auth, 'confirm-origin');
+    await openSession({ url, fetch: auth.wrap(fetch) }).catch(() => undefined);
+    const other = server.url.replace('127.0.0.1', 'localhost');
+    expect((await asked).confirmOrigin).toBe(other);
+    auth.confirmOrigin(other, true);
+    const view = await nextView(auth, 'sign-in-needed', 'failed');
+    expect(view.issuer).toBe(`${other}/demo/auth/faults/other-origin`);
+    expect(await auth.finish(await consent(view))).toBe(true);
+    const { session } = await openSession({ url, fetch: auth.wrap(fetch) });
+    await session.request('ping');
+    await session.close();
+  });
+
   it('basic-auth: the pre-registered client authenticates with client_secret_basic and signs in', async () => {
     const { auth, view, url } = await attempt('basic-auth', {
       clientId: 'taskscope-demo',

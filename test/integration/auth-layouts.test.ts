@@ -3,7 +3,7 @@ import express, { type Request } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenOnLoopback, type Listening } from '../../src/devserver/http-server';
 import { AuthClient, MAX_STEP_UPS } from '../../src/mcp/auth/auth-client';
-import type { AuthView } from '../../src/mcp/auth/types';
+import type { AuthClientChoice, AuthView } from '../../src/mcp/auth/types';
 
 const REDIRECT = 'http://127.0.0.1:5173/oauth/callback';
 
@@ -17,10 +17,21 @@ type Layout = 'challenge-url' | 'path-aware' | 'root' | 'oidc-only' | '2025-03-2
 async function startLayout(
   layout: Layout,
   scopesSupported?: string[],
-  { insufficient = false }: { insufficient?: boolean } = {},
-): Promise<Listening & { seen: string[] }> {
+  {
+    insufficient = false,
+    cimd = false,
+    authorizationServer,
+  }: {
+    insufficient?: boolean;
+    cimd?: boolean;
+    /** Another origin's issuer that the resource metadata names instead of this server's own. */
+    authorizationServer?: string;
+  } = {},
+): Promise<Listening & { seen: string[]; clientIds: string[] }> {
   const app = express();
   const seen: string[] = [];
+  /** The client_id each authorization and token request named. */
+  const clientIds: string[] = [];
   const origin = (req: Request) => `http://${req.get('host')}`;
   const asBase = (req: Request) => (layout === '2025-03-26' ? origin(req) : `${origin(req)}/tenant`);
   const codes = new Map<string, string>();
@@ -46,7 +57,7 @@ async function startLayout(
   });
   const prm = (req: Request) => ({
     resource: `${origin(req)}/mcp`,
-    authorization_servers: [asBase(req)],
+    authorization_servers: [authorizationServer ?? asBase(req)],
     ...(scopesSupported ? { scopes_supported: scopesSupported } : {}),
   });
   if (layout === 'challenge-url') app.get('/custom/prm.json', (req, res) => res.json(prm(req)));
@@ -60,6 +71,7 @@ async function startLayout(
     registration_endpoint: `${asBase(req)}/register`,
     response_types_supported: ['code'],
     code_challenge_methods_supported: ['S256'],
+    ...(cimd ? { client_id_metadata_document_supported: true } : {}),
     ...(layout === 'oidc-only'
       ? {
           jwks_uri: `${asBase(req)}/jwks`,
@@ -79,6 +91,7 @@ async function startLayout(
       .json({ client_id: `client-${randomBytes(4).toString('hex')}`, redirect_uris: [REDIRECT] });
   });
   app.get(`${prefix}/authorize`, (req, res) => {
+    clientIds.push(`authorize ${String(req.query.client_id)}`);
     const code = randomBytes(8).toString('hex');
     codes.set(code, String(req.query.code_challenge));
     const back = new URL(String(req.query.redirect_uri));
@@ -88,6 +101,7 @@ async function startLayout(
   });
   app.post(`${prefix}/token`, express.urlencoded({ extended: false }), (req, res) => {
     const body = req.body as Record<string, string>;
+    clientIds.push(`token ${body.client_id}`);
     const challenge = codes.get(body.code ?? '');
     const computed = createHash('sha256')
       .update(body.code_verifier ?? '')
@@ -98,7 +112,7 @@ async function startLayout(
     res.json({ access_token: token, token_type: 'Bearer', expires_in: 3600 });
   });
   const listening = await listenOnLoopback(app, 0);
-  return { ...listening, seen };
+  return { ...listening, seen, clientIds };
 }
 
 function settled(auth: AuthClient): Promise<AuthView> {
@@ -122,10 +136,10 @@ const PING = { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' 
 
 async function signInAt(
   server: Listening,
-  { check = true }: { check?: boolean } = {},
+  { check = true, choice }: { check?: boolean; choice?: AuthClientChoice } = {},
 ): Promise<{ auth: AuthClient; view: AuthView; authorizationUrl: URL; call: () => Promise<Response> }> {
   const url = `${server.url}/mcp`;
-  const auth = new AuthClient({ receiverUrl: url, redirectUri: REDIRECT, fetch });
+  const auth = new AuthClient({ receiverUrl: url, redirectUri: REDIRECT, fetch, choice });
   const post = auth.wrap(fetch);
   const call = () => post(url, PING);
   expect((await call()).status).toBe(401);
@@ -138,7 +152,7 @@ async function signInAt(
 }
 
 describe('metadata layouts', () => {
-  let server: Listening & { seen: string[] };
+  let server: Listening & { seen: string[]; clientIds: string[] };
   afterEach(async () => {
     await server.close();
   });
@@ -228,5 +242,101 @@ describe('metadata layouts', () => {
     expect(view.status).toBe('failed');
     expect(view.error).toContain(`after ${MAX_STEP_UPS} step-ups`);
     expect(view.steps.filter((s) => s.kind === 'step-up' && s.ok)).toHaveLength(MAX_STEP_UPS);
+  });
+});
+
+describe('Client ID Metadata Documents', () => {
+  let server: Listening & { seen: string[]; clientIds: string[] };
+  afterEach(async () => {
+    await server.close();
+  });
+  const DOCUMENT = 'https://taskscope.example/oauth/client.json';
+
+  it('a server that supports them gets the https URL the person entered as client_id, and no registration', async () => {
+    server = await startLayout('path-aware', undefined, { cimd: true });
+    const { view, authorizationUrl } = await signInAt(server, { choice: { clientMetadataUrl: DOCUMENT } });
+    expect(authorizationUrl.searchParams.get('client_id')).toBe(DOCUMENT);
+    expect(server.clientIds).toEqual([`authorize ${DOCUMENT}`, `token ${DOCUMENT}`]);
+    expect(server.seen).not.toContain('POST /tenant/register');
+    expect(view).toMatchObject({ status: 'signed-in', clientKind: 'metadata-document', clientId: DOCUMENT });
+    expect(view.steps.find((s) => s.kind === 'client')?.spec).toBe(
+      'MCP authorization, Client ID Metadata Documents',
+    );
+  });
+
+  it('a server that does not: dynamic registration, and the step says why', async () => {
+    server = await startLayout('path-aware');
+    const { view } = await signInAt(server, { choice: { clientMetadataUrl: DOCUMENT } });
+    expect(server.seen).toContain('POST /tenant/register');
+    expect(view.clientKind).toBe('dynamic');
+    expect(view.steps.find((s) => s.kind === 'client')?.summary).toContain(
+      'does not support Client ID Metadata Documents',
+    );
+  });
+
+  it('a client id that is not an https URL with a path is refused before the person is sent anywhere', async () => {
+    server = await startLayout('path-aware', undefined, { cimd: true });
+    const url = `${server.url}/mcp`;
+    const auth = new AuthClient({
+      receiverUrl: url,
+      redirectUri: REDIRECT,
+      fetch,
+      choice: { clientMetadataUrl: 'http://taskscope.example/client.json' },
+    });
+    expect((await auth.wrap(fetch)(url, PING)).status).toBe(401);
+    const view = await settled(auth);
+    expect(view.status).toBe('failed');
+    expect(view.error).toContain('not an https URL with a path');
+    expect(view.authorizationUrl).toBeUndefined();
+    expect(server.clientIds).toEqual([]);
+  });
+});
+
+describe('origins the receiver names: confirmed by the person before the flow contacts them', () => {
+  const started: Listening[] = [];
+  afterEach(async () => {
+    for (const server of started.splice(0)) await server.close();
+  });
+
+  async function twoOrigins() {
+    const issuer = await startLayout('path-aware');
+    started.push(issuer);
+    const receiver = await startLayout('path-aware', undefined, {
+      authorizationServer: `${issuer.url}/tenant`,
+    });
+    started.push(receiver);
+    const url = `${receiver.url}/mcp`;
+    const auth = new AuthClient({ receiverUrl: url, redirectUri: REDIRECT, fetch });
+    const asked = new Promise<AuthView>((resolve) => {
+      auth.onChange = (view) => {
+        if (view.status === 'confirm-origin') resolve(view);
+      };
+    });
+    expect((await auth.wrap(fetch)(url, PING)).status).toBe(401);
+    return { issuer, receiver, auth, view: await asked };
+  }
+
+  it('the flow stops before the first request to another origin, and goes on once it is allowed', async () => {
+    const { issuer, receiver, auth, view } = await twoOrigins();
+    expect(view.confirmOrigin).toBe(issuer.url);
+    // The receiver's own metadata was read; nothing went to the other origin yet.
+    expect(receiver.seen).toContain('GET /.well-known/oauth-protected-resource/mcp');
+    expect(issuer.seen).toEqual([]);
+    expect(auth.confirmOrigin('https://elsewhere.example', true)).toBe(false);
+    expect(auth.confirmOrigin(issuer.url, true)).toBe(true);
+    const ready = await settled(auth);
+    expect(ready.status).toBe('sign-in-needed');
+    expect(issuer.seen).toContain('GET /.well-known/oauth-authorization-server/tenant');
+    expect(issuer.seen).toContain('POST /tenant/register');
+    expect(new URL(ready.authorizationUrl!).origin).toBe(issuer.url);
+  });
+
+  it('not allowed: nothing goes there, and the sign-in fails saying so', async () => {
+    const { issuer, auth, view } = await twoOrigins();
+    expect(auth.confirmOrigin(view.confirmOrigin!, false)).toBe(true);
+    const failed = await settled(auth);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toContain(`${issuer.url}, named by the receiver's metadata, was not allowed`);
+    expect(issuer.seen).toEqual([]);
   });
 });

@@ -91,4 +91,44 @@ describe('signing in through the engine', () => {
     await engine.bridge.request({ type: 'signOut' });
     await waitFor(() => engine!.batches.some((b) => b.connection?.rememberedSignIn === null), 5_000);
   });
+
+  it('a same-tab round trip: the pending sign-in the page keeps is taken up by a new engine, which finishes it', async () => {
+    server = await startDemoAuth();
+    engine = engineOverChannel();
+    const command = {
+      type: 'connect' as const,
+      connectionId: 1,
+      url: server.receiverUrl,
+      headers: {},
+      settings,
+      auth: { redirectUri: REDIRECT },
+    };
+    await engine.bridge.request(command);
+    await waitFor(() => lastAuth(engine!)?.status === 'sign-in-needed', 10_000);
+    const view = lastAuth(engine)!;
+    const trip = await engine.bridge.request({ type: 'pendingSignIn' });
+    expect(trip).toMatchObject({ receiverUrl: server.receiverUrl, pending: { state: view.state } });
+    expect(JSON.stringify(trip)).not.toContain('access_token');
+    const verifier = (trip!.pending as { codeVerifier: string }).codeVerifier;
+    // The navigation ends the Worker: what it held is gone.
+    await engine.close();
+
+    const callback = await consent(view);
+    engine = engineOverChannel();
+    const reply = await engine.bridge.request({
+      ...command,
+      auth: { redirectUri: REDIRECT, returning: { trip: trip!, callback } },
+    });
+    expect(reply.ok).toBe(true);
+    expect(lastAuth(engine)?.status).toBe('signed-in');
+    // The steps from before the trip are shown with the ones after it.
+    const kinds = lastAuth(engine)!.steps.map((s) => s.kind);
+    expect(kinds.slice(0, 2)).toEqual(['challenge', 'resource-metadata']);
+    expect(kinds.slice(-2)).toEqual(['callback', 'token']);
+    const sent = JSON.stringify(engine.batches);
+    expect(sent).not.toContain(verifier);
+    expect(sent).not.toContain(callback.code!);
+    // Used once: nothing waits for a callback any more.
+    expect(await engine.bridge.request({ type: 'pendingSignIn' })).toBeNull();
+  });
 });

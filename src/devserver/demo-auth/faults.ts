@@ -15,6 +15,11 @@ export const AUTH_FAULTS = [
   'issuer-mismatch',
   /** The token endpoint takes client_secret_basic only. */
   'basic-auth',
+  /**
+   * The resource metadata names the authorization server on another origin (the other loopback name,
+   * localhost for 127.0.0.1 and back): the person is asked before the flow contacts it.
+   */
+  'other-origin',
 ] as const;
 export type AuthFault = (typeof AUTH_FAULTS)[number];
 
@@ -46,4 +51,12 @@ export function basicOnly(req: Request, res: Response, next: NextFunction): void
   if (colon >= 0) body.client_secret = decodeURIComponent(decoded.slice(colon + 1));
   req.body = body;
   next();
+}
+
+/** other-origin: the same server under the other loopback name, so its origin differs from the receiver's. */
+export function otherLoopbackOrigin(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.hostname === '127.0.0.1') parsed.hostname = 'localhost';
+  else if (parsed.hostname === 'localhost') parsed.hostname = '127.0.0.1';
+  return parsed.href.replace(/\/$/, '');
 }

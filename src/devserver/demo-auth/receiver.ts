@@ -9,7 +9,7 @@ import { REQUEST_BODY_LIMIT, sendJsonRpcError } from '../json-rpc-http.js';
 import { plainGuard, receiverGuard } from '../guard.js';
 import { sendPlain } from '../http-server.js';
 import { BASE_SCOPE, DemoAuthProvider, EXTRA_SCOPE, OFFLINE_SCOPE } from './provider.js';
-import { basicOnly, faultPath, parseAuthFaults, type AuthFault } from './faults.js';
+import { basicOnly, faultPath, otherLoopbackOrigin, parseAuthFaults, type AuthFault } from './faults.js';
 
 /** The tool that needs EXTRA_SCOPE, so a person sees a step-up. */
 export const SCOPED_TOOL = 'flaky_job';
@@ -81,7 +81,9 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
     const faults = parseAuthFaults(req.query.faults);
     return {
       resource: faults.includes('resource-mismatch') ? 'https://elsewhere.example/mcp' : resource(req),
-      authorization_servers: [issuer(req, faults)],
+      authorization_servers: [
+        faults.includes('other-origin') ? otherLoopbackOrigin(issuer(req, faults)) : issuer(req, faults),
+      ],
       scopes_supported: [BASE_SCOPE, EXTRA_SCOPE],
       bearer_methods_supported: ['header'],
       resource_name: 'Taskscope demo receiver (OAuth)',

@@ -17,8 +17,11 @@ import type {
   AuthStepKind,
   AuthView,
   ClientKind,
+  PendingSignIn,
   RememberedSignIn,
 } from './types';
+import { pendingForTrip, pendingFromTrip } from './pending-trip';
+import { OriginGate } from './origin-gate';
 
 /** Refresh this long before the token runs out, so a poll never goes with a token about to die. */
 export const REFRESH_AHEAD_MS = 10_000;
@@ -62,6 +65,7 @@ export class AuthClient {
   private readonly clients = new Map<string, { info: OAuthClientInformationMixed; kind: ClientKind }>();
   private readonly waiters = new SignInWaiters();
   private readonly flowFetch: typeof fetch;
+  private readonly gate: OriginGate;
   private base: typeof fetch;
   private readonly now: () => number;
 
@@ -69,12 +73,23 @@ export class AuthClient {
     this.now = options.now ?? Date.now;
     this.log = new StepLog(this.now);
     this.base = options.fetch;
-    this.flowFetch = recordingFetch(
+    this.gate = new OriginGate(options.receiverUrl, () => this.changed());
+    const recorded = recordingFetch(
       (input, init) => this.base(input, init),
       () => this.log.exchanges,
       this.now,
       (exchange) => this.onExchange?.(exchange),
     );
+    // The gate first: a request to an origin the person did not allow never goes out, nor is it recorded.
+    this.flowFetch = async (input, init) => {
+      await this.gate.pass(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+      return recorded(input, init);
+    };
+  }
+
+  /** The person's answer to "contact this origin?" (see OriginGate). */
+  confirmOrigin(origin: string, allow: boolean): boolean {
+    return this.gate.answer(origin, allow);
   }
 
   /** The way to the receiver changed (a new relay token after a restart): the flow's requests follow it. */
@@ -101,7 +116,8 @@ export class AuthClient {
 
   view(): AuthView {
     return describeSignIn({
-      status: this.status,
+      status: this.gate.pending ? 'confirm-origin' : this.status,
+      confirmOrigin: this.gate.pending,
       error: this.error,
       steps: this.log.steps,
       pending: this.pending,
@@ -295,6 +311,11 @@ export class AuthClient {
     const restored = restoredGrant(remembered, this.options.receiverUrl, this.options.choice);
     if (!restored || this.grant) return false;
     this.grant = restored.grant;
+    // Allowed when the sign-in was made: a refresh asks nothing.
+    this.gate.allow(
+      restored.grant.discovered.authorizationServerUrl,
+      restored.grant.discovered.metadata?.token_endpoint,
+    );
     this.clients.set(restored.grant.discovered.authorizationServerUrl, {
       info: restored.grant.client,
       kind: restored.kind,
@@ -309,6 +330,45 @@ export class AuthClient {
     return true;
   }
 
+  /** The sign-in waiting for its callback, for a same-tab round trip (see pending-trip.ts); none once signed in. */
+  pendingTrip(): PendingSignIn | undefined {
+    if (!this.pending) return undefined;
+    return pendingForTrip(this.pending, {
+      kind: this.clients.get(this.pending.discovered.authorizationServerUrl)?.kind,
+      receiverUrl: this.options.receiverUrl,
+      redirectUri: this.options.redirectUri,
+      steps: this.log.steps,
+      now: this.now(),
+    });
+  }
+
+  /**
+   * Takes up the sign-in a same-tab round trip kept (checked, see pendingFromTrip), so that the callback the
+   * page brings back finishes it here, in the new Worker, as it would have in the old one.
+   */
+  resumeTrip(saved: PendingSignIn): boolean {
+    if (this.grant || this.pending) return false;
+    const taken = pendingFromTrip(saved, {
+      receiverUrl: this.options.receiverUrl,
+      redirectUri: this.options.redirectUri,
+      now: this.now(),
+    });
+    if (!taken) return false;
+    this.pending = taken.pending;
+    this.gate.allow(
+      taken.pending.discovered.authorizationServerUrl,
+      taken.pending.discovered.metadata?.token_endpoint,
+    );
+    this.clients.set(taken.pending.discovered.authorizationServerUrl, {
+      info: taken.pending.client,
+      kind: taken.kind,
+    });
+    this.log.restore(taken.steps);
+    this.status = 'signing-in';
+    this.changed();
+    return true;
+  }
+
   /** Forgets the tokens and the pending sign-in; the clients registered stay (they hold no secret of ours). */
   signOut(): void {
     this.signOuts++;
@@ -319,6 +379,7 @@ export class AuthClient {
     this.challenge = undefined;
     this.status = 'none';
     this.error = undefined;
+    this.gate.cancel();
     this.log.add('sign-out', true, 'Signed out: tokens forgotten');
     this.waiters.settle(false);
     this.changed();

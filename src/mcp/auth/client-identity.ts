@@ -29,13 +29,19 @@ export async function chooseClient(
       summary: `Pre-registered client ${choice.clientId}${choice.clientSecret ? ' with a secret' : ''}`,
       spec: 'MCP authorization, Client Registration',
     };
-  if (choice.clientMetadataUrl && discovered.metadata?.client_id_metadata_document_supported)
+  if (choice.clientMetadataUrl && discovered.metadata?.client_id_metadata_document_supported) {
+    if (!isMetadataDocumentUrl(choice.clientMetadataUrl))
+      throw new AuthFailure(
+        `The client id ${choice.clientMetadataUrl.slice(0, 200)} is not an https URL with a path: a Client ID Metadata Document's URL must be one`,
+        'MCP authorization, Client ID Metadata Documents',
+      );
     return {
       info: { client_id: choice.clientMetadataUrl },
       kind: 'metadata-document',
       summary: `Client ID Metadata Document ${choice.clientMetadataUrl}`,
       spec: 'MCP authorization, Client ID Metadata Documents',
     };
+  }
   if (discovered.metadata && !discovered.metadata.registration_endpoint)
     throw new AuthFailure(
       'The authorization server offers no dynamic registration: enter a pre-registered client id',
@@ -56,7 +62,17 @@ export async function chooseClient(
   return {
     info: registered,
     kind: 'dynamic',
-    summary: `Registered as ${registered.client_id}`,
+    summary: `Registered as ${registered.client_id}${choice.clientMetadataUrl ? ' (the server does not support Client ID Metadata Documents)' : ''}`,
     spec: 'RFC 7591 §3',
   };
+}
+
+/** https, with a path beyond "/": the form a Client ID Metadata Document's URL takes. */
+function isMetadataDocumentUrl(raw: string): boolean {
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'https:' && url.pathname.length > 1 && !url.hash && !url.username;
+  } catch {
+    return false;
+  }
 }

@@ -71,6 +71,7 @@ export function rememberedGrant(
 /** The page's view of a sign-in: no token, no verifier, no secret. */
 export function describeSignIn(at: {
   status: AuthStatus;
+  confirmOrigin?: string;
   error: string | undefined;
   steps: AuthStep[];
   pending: Pending | undefined;
@@ -97,6 +98,7 @@ export function describeSignIn(at: {
     authorizationUrl:
       status === 'sign-in-needed' || status === 'step-up-needed' ? at.authorizationUrl : undefined,
     state: pending?.state,
+    confirmOrigin: at.confirmOrigin,
     issuer: discovered?.metadata?.issuer ?? discovered?.authorizationServerUrl,
     clientId: client?.client_id,
     clientKind: client ? at.kindOf(discovered?.authorizationServerUrl ?? '') : undefined,

@@ -16,6 +16,12 @@ export class StepLog {
 
   constructor(private readonly now: () => number) {}
 
+  /** Steps taken before a same-tab round trip, numbered on from the last of them. */
+  restore(steps: AuthStep[]): void {
+    this.steps = steps.slice(-MAX_STEPS);
+    this.seq = Math.max(0, ...this.steps.map((s) => (Number.isFinite(s.seq) ? s.seq : 0)));
+  }
+
   add(kind: AuthStepKind, ok: boolean, summary: string, extra: { why?: string; spec?: string } = {}): void {
     const exchanges = this.exchanges;
     this.exchanges = [];

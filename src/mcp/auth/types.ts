@@ -38,13 +38,16 @@ export interface AuthStep {
   exchanges: AuthExchange[];
 }
 
-export type AuthStatus = 'none' | 'sign-in-needed' | 'signing-in' | 'signed-in' | 'step-up-needed' | 'failed';
+export type AuthStatus =
+  'none' | 'confirm-origin' | 'sign-in-needed' | 'signing-in' | 'signed-in' | 'step-up-needed' | 'failed';
 
 export type ClientKind = 'pre-registered' | 'metadata-document' | 'dynamic';
 
 /** What the page shows of a connection's authorization: never a token, a code or a verifier. */
 export interface AuthView {
   status: AuthStatus;
+  /** An origin the flow waits to contact until the person allows it (status confirm-origin). */
+  confirmOrigin?: string;
   /** Where the person signs in (it carries state and the PKCE challenge, no secret). */
   authorizationUrl?: string;
   state?: string;
@@ -89,4 +92,17 @@ export interface RememberedSignIn {
   receiverUrl: string;
   issuer: string;
   grant: unknown;
+}
+
+/**
+ * A sign-in waiting for its callback, kept in sessionStorage for one same-tab round trip only (the Worker with
+ * the PKCE verifier ends with the navigation): state, verifier, the metadata found, the client. Never a token.
+ */
+export interface PendingSignIn {
+  version: 1;
+  receiverUrl: string;
+  redirectUri: string;
+  savedAt: number;
+  pending: unknown;
+  steps: unknown[];
 }
