@@ -6,7 +6,6 @@ import {
   classifyError,
   relayFetch,
   stdioFetch,
-  type ClassifiedError,
   type Detection,
   type ResumeSession,
 } from '../mcp';
@@ -28,7 +27,7 @@ import { openConnection, takeTaskParts } from './connection/open';
 import { OutageRecovery } from './connection/outage';
 import { SignIns } from './connection/sign-ins';
 import { resend } from './calls';
-import { taskCommand, trafficCommand } from './task-commands';
+import { syncList, taskCommand, trafficCommand } from './task-commands';
 import { CheckRunner } from './active-check/runner';
 import type { FromEngine } from './messages';
 
@@ -141,10 +140,6 @@ export class EngineHost {
         return this.connect(command);
       case 'authCallback':
         return this.authCallback(conn, command.callback);
-      case 'confirmOrigin':
-        return conn?.auth?.confirmOrigin(command.origin, command.allow) ?? false;
-      case 'pendingSignIn':
-        return conn?.auth?.pendingTrip() ?? null;
       case 'rememberSignIn':
         if (conn) {
           conn.rememberSignIn = command.on;
@@ -168,7 +163,7 @@ export class EngineHost {
         }
         return null;
       case 'syncList':
-        return conn ? this.syncList(conn) : null;
+        return conn ? syncList(conn, this.outbox, (c) => this.current === c) : null;
       case 'checkReceiver':
         return this.checks.start(
           conn,
@@ -279,7 +274,7 @@ export class EngineHost {
     });
     conn.history?.setMeta({ server });
     void (async () => {
-      if (support.list) await this.syncList(conn);
+      if (support.list) await syncList(conn, this.outbox, (c) => this.current === c);
       // A deep link (?task=) to a task neither history nor tasks/list brought: follow it, so the page says
       // what became of it. One history brought from another session is left for the person to follow.
       const follow = conn.command.followTaskId;
@@ -390,22 +385,5 @@ export class EngineHost {
     this.outbox.forgetConnection();
     conn.holder.set(null);
     if (session) await (end ? session.close() : session.abandon());
-  }
-
-  private async syncList(conn: Connection): Promise<ClassifiedError | null> {
-    this.outbox.listStatus = { ...this.outbox.listStatus, loading: true, error: undefined };
-    this.outbox.schedule();
-    try {
-      const stopped = await conn.tracker.syncList();
-      if (this.current === conn)
-        this.outbox.listStatus = { loading: false, lastSyncedAt: Date.now(), stopped };
-      return null;
-    } catch (error) {
-      const classified = classifyError(error, { method: 'tasks/list' });
-      if (this.current === conn) this.outbox.listStatus = { loading: false, error: classified };
-      return classified;
-    } finally {
-      this.outbox.schedule();
-    }
   }
 }

@@ -1,3 +1,4 @@
+import { classifyError, type ClassifiedError } from '../mcp';
 import { callPlain, runTool } from './calls';
 import type { Connection } from './connection/connection';
 import type { Command, Replies } from './messages';
@@ -8,6 +9,8 @@ type Reply = Replies[Command['type']];
 type TaskCommandType =
   | 'signIn'
   | 'signOut'
+  | 'confirmOrigin'
+  | 'pendingSignIn'
   | 'follow'
   | 'flush'
   | 'listTools'
@@ -34,6 +37,10 @@ export async function taskCommand(conn: Connection | null, command: TaskCommand)
     case 'signOut':
       conn?.auth?.signOut();
       return null;
+    case 'confirmOrigin':
+      return conn?.auth?.confirmOrigin(command.origin, command.allow) ?? false;
+    case 'pendingSignIn':
+      return conn?.auth?.pendingTrip() ?? null;
     case 'follow':
       conn?.tracker.follow(command.taskId);
       return null;
@@ -83,5 +90,26 @@ export function trafficCommand(outbox: Outbox, command: Command): { value: Reply
       return { value: outbox.trafficEvents(command.connectionId) };
     default:
       return undefined;
+  }
+}
+
+/** Lists the receiver's tasks (tasks/list, every page) into the tracker; the page sees the list's state. */
+export async function syncList(
+  conn: Connection,
+  outbox: Outbox,
+  isCurrent: (conn: Connection) => boolean,
+): Promise<ClassifiedError | null> {
+  outbox.listStatus = { ...outbox.listStatus, loading: true, error: undefined };
+  outbox.schedule();
+  try {
+    const stopped = await conn.tracker.syncList();
+    if (isCurrent(conn)) outbox.listStatus = { loading: false, lastSyncedAt: Date.now(), stopped };
+    return null;
+  } catch (error) {
+    const classified = classifyError(error, { method: 'tasks/list' });
+    if (isCurrent(conn)) outbox.listStatus = { loading: false, error: classified };
+    return classified;
+  } finally {
+    outbox.schedule();
   }
 }

@@ -1,6 +1,7 @@
 import { registerClient } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { AuthFailure, type Discovered } from './discovery';
+import type { StepLog } from './step-log';
 import type { AuthClientChoice, ClientKind } from './types';
 
 export interface ChosenClient {
@@ -74,5 +75,33 @@ function isMetadataDocumentUrl(raw: string): boolean {
     return url.protocol === 'https:' && url.pathname.length > 1 && !url.hash && !url.username;
   } catch {
     return false;
+  }
+}
+
+/** The client known per authorization server: one registration each, reused by every later sign-in. */
+export class KnownClients {
+  private readonly byServer = new Map<string, { info: OAuthClientInformationMixed; kind: ClientKind }>();
+
+  kindOf(server: string): ClientKind | undefined {
+    return this.byServer.get(server)?.kind;
+  }
+
+  set(server: string, info: OAuthClientInformationMixed, kind: ClientKind): void {
+    this.byServer.set(server, { info, kind });
+  }
+
+  /** The client for this server: the one known, else one chosen now (chooseClient), its step written. */
+  async for(
+    discovered: Discovered,
+    options: { choice: AuthClientChoice; redirectUri: string; fetchFn: typeof fetch },
+    log: StepLog,
+  ): Promise<OAuthClientInformationMixed> {
+    const server = discovered.authorizationServerUrl;
+    const known = this.byServer.get(server);
+    if (known) return known.info;
+    const { info, kind, summary, spec } = await chooseClient(discovered, options);
+    log.add('client', true, summary, { spec });
+    this.set(server, info, kind);
+    return info;
   }
 }
