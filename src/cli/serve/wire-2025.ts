@@ -232,11 +232,10 @@ export function createWire2025(ctx: WireContext) {
     const id = message.id;
     if (method === undefined && (typeof id === 'string' || typeof id === 'number')) {
       const question = asked.get(String(id));
-      if (question) {
-        asked.delete(String(id));
-        const task = playback.get(question.taskId);
-        if (task) playback.answer(task, question.key);
-      }
+      asked.delete(String(id));
+      // An error is no answer (a client without elicitation says so): the task keeps waiting, as it would have.
+      const task = question && 'result' in message ? playback.get(question.taskId) : undefined;
+      if (task && question) playback.answer(task, question.key);
       res.writeHead(202).end();
       return;
     }
