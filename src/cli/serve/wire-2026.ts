@@ -53,13 +53,18 @@ export function createWire2026(ctx: WireContext & { capabilities?: Record<string
   };
 
   const methods: Record<string, (params: Record<string, unknown>) => Record<string, unknown>> = {
+    // ttlMs and cacheScope: 2026-07-28 lets a client cache these answers, and the SDK 2.x client requires both.
     'server/discover': () => ({
+      ttlMs: 0,
+      cacheScope: 'private',
       supportedVersions: ['2026-07-28'],
       capabilities: ctx.capabilities ?? { tools: {}, extensions: { [TASKS_EXTENSION]: {} } },
       ...(ctx.instructions ? { instructions: ctx.instructions } : {}),
     }),
     ping: () => ({}),
     'tools/list': () => ({
+      ttlMs: 0,
+      cacheScope: 'private',
       tools: ctx.tools.map((t) => ({
         name: t.name,
         ...(t.title ? { title: t.title } : {}),
