@@ -82,8 +82,11 @@ export class Playback {
   current(task: ServedTask): CurrentState {
     const step = this.stepOf(task);
     const interval = step.pollInterval ?? task.plan.pollInterval;
-    const pollInterval = this.options.step ? interval : Math.max(50, Math.round(interval / this.options.speed));
-    if (task.cancelled) return { status: 'cancelled', statusMessage: 'Cancelled by the client', pollInterval };
+    const pollInterval = this.options.step
+      ? interval
+      : Math.max(50, Math.round(interval / this.options.speed));
+    if (task.cancelled)
+      return { status: 'cancelled', statusMessage: 'Cancelled by the client', pollInterval };
     return { status: step.status, statusMessage: step.statusMessage, pollInterval };
   }
 

@@ -126,7 +126,8 @@ export function readRecording(trace: Trace): Recording {
         isRecord(e.message) &&
         typeof e.message.method === 'string' &&
         PUSH_METHODS.has(e.message.method),
-    ) || trace.tasks.some((t) => t.entries.some((e) => e.kind === 'observation' && e.source === 'notification'));
+    ) ||
+    trace.tasks.some((t) => t.entries.some((e) => e.kind === 'observation' && e.source === 'notification'));
 
   const answeredAt = new Map<string, number>();
   for (const event of trace.inbox)
