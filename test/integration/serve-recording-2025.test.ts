@@ -50,7 +50,7 @@ async function sdkClient(url: string, capabilities: Record<string, unknown> = {}
 /** Polls tasks/get at the receiver's pollInterval (the client's discipline, not a wait in the test). */
 async function followStatuses(client: Client, taskId: string, first: string) {
   const seen = [first];
-  let task = { status: first, pollInterval: 100 as number | undefined };
+  let task: { status: string; pollInterval?: number } = { status: first, pollInterval: 100 };
   while (!['completed', 'failed', 'cancelled'].includes(task.status)) {
     await new Promise((r) => setTimeout(r, task.pollInterval ?? 100));
     task = await client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema);

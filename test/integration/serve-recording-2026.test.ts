@@ -167,7 +167,7 @@ describe('serve a 2026-07-28 recording', () => {
       if (seen.at(-1) !== task.status) seen.push(String(task.status));
     }
     // Polls may miss a short status (the pushes below see every one): what they saw is the recording's, in order.
-    const statuses = stepsOf(recorded('ask_user')).map((s) => s.status);
+    const statuses: string[] = stepsOf(recorded('ask_user')).map((s) => s.status);
     expect(seen[0]).toBe('working');
     expect(seen.at(-1)).toBe('completed');
     let at = 0;

@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import type { Trace } from '../../src/engine/trace/trace-types';
+import { runTool, taskRow } from '../helpers/task-page';
+import { startServe, type RunningCli } from '../helpers/taskscope-cli';
+
+/**
+ * `taskscope serve --demo` as a live receiver for Taskscope's own page: the tasks it runs there show the same
+ * timeline as the replay of the very trace it serves.
+ */
+const demo = JSON.parse(
+  readFileSync(new URL('../../public/demo-trace.json', import.meta.url), 'utf8'),
+) as Trace;
+
+let served: RunningCli;
+test.beforeAll(async () => {
+  served = await startServe(['--demo', '--port', '0', '--speed', '2']);
+});
+test.afterAll(async () => {
+  await served?.stop();
+});
+
+/** The statuses the open task's timeline draws, in order. */
+async function timelineStatuses(page: Page): Promise<string[]> {
+  const segments = page.getByTestId('task-detail').getByTestId('timeline').locator('[data-status]');
+  return segments.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-status') ?? ''));
+}
+
+test('the page follows serve --demo live and draws the timelines the replay of the same trace draws', async ({
+  page,
+}) => {
+  await page.goto(`/?server=${encodeURIComponent(served.url)}`);
+  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(page.getByTestId('server-name')).toContainText('recorded, taskscope serve');
+  const detail = page.getByTestId('task-detail');
+  const live: Record<string, string[]> = {};
+
+  await runTool(page, 'flaky_job');
+  await expect(detail.getByTestId('timeline').locator('[data-status="failed"]')).toBeVisible();
+  live.flaky_job = await timelineStatuses(page);
+
+  // The recorded question comes to the page as it came to the recording's; the answer lets the task go on.
+  await runTool(page, 'ask_user');
+  const form = detail.getByTestId('elicitation-form');
+  await expect(form).toContainText('Which colour should the report use?');
+  await form.getByLabel(/^Answer/).fill('teal');
+  await form.getByRole('button', { name: 'Accept' }).click();
+  await expect(detail.getByTestId('result')).toContainText('You answered: teal');
+  await expect(detail.getByTestId('timeline').locator('[data-status="completed"]')).toBeVisible();
+  live.ask_user = await timelineStatuses(page);
+
+  await page.goto('/?trace=/demo-trace.json&speed=instant');
+  await expect(page.getByTestId('replay-bar')).toHaveAttribute('data-ended', 'true');
+  for (const tool of ['flaky_job', 'ask_user']) {
+    const recorded = demo.tasks.find((t) => t.tool === tool)!;
+    await taskRow(page, recorded.taskId).click();
+    await expect(detail.getByTestId('task-id')).toHaveText(recorded.taskId);
+    await expect(detail.getByTestId('timeline').locator('[data-status]').last()).toHaveAttribute(
+      'data-status',
+      recorded.status!,
+    );
+    expect(await timelineStatuses(page), tool).toEqual(live[tool]);
+  }
+  expect(live.ask_user).toEqual(['working', 'input_required', 'working', 'completed']);
+});
