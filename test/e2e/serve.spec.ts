@@ -31,7 +31,7 @@ test('the page follows serve --demo live and draws the timelines the replay of t
 }) => {
   await page.goto(`/?server=${encodeURIComponent(served.url)}`);
   await expect(page.getByTestId('connection-status')).toHaveText('Connected');
-  await expect(page.getByTestId('server-name')).toContainText('recorded, taskscope serve');
+  await expect(page.getByTestId('server-name')).toHaveText('Taskscope demo receiver (recorded)');
   const detail = page.getByTestId('task-detail');
   const live: Record<string, string[]> = {};
 
