@@ -7,6 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { chainTimeout } from '../../tracker/tracker-types';
 import { TERMINAL, type Plan, type Question, type Status, type Step } from './recording';
 
+/** A recorded gap after an answer shorter than this was the receiver's reaction time, not a pause. */
+const IMMEDIATE_MS = 50;
+
 export interface ServedTask {
   readonly taskId: string;
   readonly plan: Plan;
@@ -129,11 +132,11 @@ export class Playback {
     if (task.waiting.size === 0 && !this.ended(task)) {
       const question = this.stepOf(task).questions.find((q) => q.key === key);
       const next = task.plan.steps[task.index + 1];
-      if (this.options.step || !next) this.enter(task, task.index + 1, true);
-      else {
-        const recordedGap = next.at - (question?.answeredAt ?? this.stepOf(task).at);
-        this.schedule(task, Math.max(0, recordedGap) / this.options.speed);
-      }
+      const recordedGap = next ? next.at - (question?.answeredAt ?? this.stepOf(task).at) : 0;
+      // A receiver that reacted to the answer at once (the gap is its own latency) reacts at once here too, so a
+      // poll the client sends right after its answer sees the next status, as it would have.
+      if (this.options.step || recordedGap < IMMEDIATE_MS) this.enter(task, task.index + 1, true);
+      else this.schedule(task, recordedGap / this.options.speed);
     }
     return true;
   }
