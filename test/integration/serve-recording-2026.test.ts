@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRecordedReceiver, stepsOf } from '../../src/cli/serve/recorded-receiver';
 import type { Trace } from '../../src/engine/trace/trace-types';
 import { extTasksSession } from '../helpers/ext-tasks-session';
+import { runInProcess } from '../helpers/run-command';
 import { startRecorder } from '../helpers/record-trace';
 import { startDemoReceiver2026 } from '../helpers/receiver-2026';
 import { serveOnLoopback } from '../helpers/receivers';
@@ -209,5 +210,14 @@ describe('serve a 2026-07-28 recording', () => {
     await call(url, 'tasks/cancel', { taskId });
     expect((await call(url, 'tasks/get', { taskId })).status).toBe('cancelled');
     expect(receiver.step()).toBe(0);
+  });
+
+  it("is followed by Taskscope's own engine (taskscope watch) to its recorded failure", async () => {
+    const { url } = await serve();
+    const run = await runInProcess(['watch', url, '--tool', 'flaky_job']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^flaky_job started task \S+$/m);
+    expect(run.stdout).toMatch(/ {2}failed: Failed: upstream dependency timed out/m);
+    expect(run.stdout).toContain('flaky_job failed: upstream dependency timed out');
   });
 });
