@@ -41,27 +41,20 @@ export async function connectWithin(
   if (client.health?.status === 'error')
     return { ok: false, reason: reply.error.message, error: reply.error };
   // Unreachable for now: the engine tries again on its backoff; its next health says how that went.
-  return new Promise((resolve) => {
-    const finish = (result: Connected | NotConnected) => {
-      clearTimeout(timer);
-      stop();
-      resolve(result);
-    };
-    const timer = setTimeout(
-      () =>
-        finish({
-          ok: false,
-          reason: `no answer within ${Math.round(options.timeoutMs / 1000)} s: ${client.health?.error?.message ?? reply.error.message}`,
-          error: client.health?.error ?? reply.error,
-        }),
-      Math.max(0, deadline - Date.now()),
-    );
-    const stop = client.onBatch(() => {
+  return client.until<Connected | NotConnected>(
+    () => {
       const health = client.health;
       if (health?.status === 'connected' && health.server && health.support)
-        finish({ ok: true, server: health.server, support: health.support });
-      else if (health?.status === 'error')
-        finish({ ok: false, reason: health.error?.message ?? 'refused', error: health.error });
-    });
-  });
+        return { ok: true, server: health.server, support: health.support };
+      if (health?.status === 'error')
+        return { ok: false, reason: health.error?.message ?? 'refused', error: health.error };
+      return undefined;
+    },
+    Math.max(0, deadline - Date.now()),
+    () => ({
+      ok: false,
+      reason: `no answer within ${Math.round(options.timeoutMs / 1000)} s: ${client.health?.error?.message ?? reply.error.message}`,
+      error: client.health?.error ?? reply.error,
+    }),
+  );
 }

@@ -48,6 +48,24 @@ export class EngineClient {
     return () => this.listeners.delete(listener);
   }
 
+  /** The first value `read` gives, at once or after a batch; `late()` when `ms` pass without one. */
+  until<T>(read: () => T | undefined, ms: number, late: () => T): Promise<T> {
+    const ready = read();
+    if (ready !== undefined) return Promise.resolve(ready);
+    return new Promise((resolve) => {
+      const finish = (value: T) => {
+        clearTimeout(timer);
+        stop();
+        resolve(value);
+      };
+      const timer = setTimeout(() => finish(late()), ms);
+      const stop = this.onBatch(() => {
+        const value = read();
+        if (value !== undefined) finish(value);
+      });
+    });
+  }
+
   private receive(message: FromEngine): void {
     if (message.type === 'reply') {
       const waiter = this.waiting.get(message.id);

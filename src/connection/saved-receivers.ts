@@ -1,3 +1,4 @@
+import { capMap } from '../mcp';
 import { createStore, useStore, type StoreApi } from 'zustand';
 
 export interface SavedReceiver {
@@ -212,7 +213,7 @@ export function createSavedReceivers(options: SavedReceiversOptions = {}): Saved
     next.delete(url);
     // Re-inserted last so that, past the cap, the oldest headers are the ones dropped.
     if (clean) next.set(url, clean);
-    while (next.size > MAX_HEADER_MAPS) next.delete(next.keys().next().value as string);
+    capMap(next, MAX_HEADER_MAPS);
     return next;
   };
   const withoutUrls = (map: Map<string, HeaderMap>, urls: string[]) => {

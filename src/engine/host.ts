@@ -27,14 +27,16 @@ import { stillAway, type ConnectCommand, type Connection } from './connection/co
 import { openConnection, takeTaskParts } from './connection/open';
 import { OutageRecovery } from './connection/outage';
 import { SignIns } from './connection/sign-ins';
-import { callPlain, resend, runTool } from './calls';
+import { resend } from './calls';
+import { taskCommand, trafficCommand } from './task-commands';
 import { CheckRunner } from './active-check/runner';
 import type { FromEngine } from './messages';
 
-const SIGN_IN_MESSAGE =
-  'The receiver asks you to sign in (HTTP 401 with a Bearer challenge): use Sign in on the receiver card.';
 import { ReplayHost } from './trace/replay-host';
 import type { ReplayOptions } from './trace/replay';
+
+const SIGN_IN_MESSAGE =
+  'The receiver asks you to sign in (HTTP 401 with a Bearer challenge): use Sign in on the receiver card.';
 
 export interface HostOptions {
   /** The fetch the sessions use; Node tests pass none and get the global one. */
@@ -108,7 +110,7 @@ export class EngineHost {
     }
     const { id, command } = message;
     // The log's commands act at once, in the order sent: a clear before a connect empties the log before it.
-    const traffic = this.trafficCommand(command);
+    const traffic = trafficCommand(this.outbox, command);
     if (traffic) {
       this.outbox.reply(id, traffic);
       return;
@@ -118,21 +120,6 @@ export class EngineHost {
       (error: unknown) =>
         this.outbox.reply(id, { failure: error instanceof Error ? error.message : String(error) }),
     );
-  }
-
-  private trafficCommand(command: Command): { value: Replies[Command['type']] } | undefined {
-    switch (command.type) {
-      case 'trafficMirror':
-        this.outbox.setTrafficMirror(command.on);
-        return { value: null };
-      case 'trafficClear':
-        this.outbox.clearTraffic(command.epoch);
-        return { value: null };
-      case 'trafficEvents':
-        return { value: this.outbox.trafficEvents(command.connectionId) };
-      default:
-        return undefined;
-    }
   }
 
   private async handle(command: Command): Promise<Replies[Command['type']]> {
@@ -154,12 +141,6 @@ export class EngineHost {
         return this.connect(command);
       case 'authCallback':
         return this.authCallback(conn, command.callback);
-      case 'signIn':
-        await conn?.auth?.prepare();
-        return null;
-      case 'signOut':
-        conn?.auth?.signOut();
-        return null;
       case 'rememberSignIn':
         if (conn) {
           conn.rememberSignIn = command.on;
@@ -175,12 +156,6 @@ export class EngineHost {
         return null;
       case 'clearHistory':
         return conn ? this.historyLink.clear(conn) : [];
-      case 'follow':
-        conn?.tracker.follow(command.taskId);
-        return null;
-      case 'flush':
-        await conn?.history?.flush();
-        return null;
       case 'settings':
         this.settings = command.settings;
         if (conn) {
@@ -188,31 +163,6 @@ export class EngineHost {
           conn.tracker.settingsChanged();
         }
         return null;
-      case 'listTools':
-        if (!conn) throw new Error('Not connected');
-        return conn.api.listTools();
-      case 'run':
-        return runTool(conn, command);
-      case 'callPlain':
-        return callPlain(conn, command);
-      case 'track': {
-        const taskId = command.taskId.trim();
-        if (!conn || taskId === '' || taskId.length > 512) return false;
-        conn.tracker.track(taskId, { origin: 'manual' });
-        return true;
-      }
-      case 'cancel':
-        return conn ? conn.tracker.cancel(command.taskId) : null;
-      case 'refetchResult':
-        conn?.tracker.refetchResult(command.taskId);
-        return null;
-      case 'stopResult':
-        return conn ? conn.tracker.stopResult(command.taskId) : false;
-      case 'pollNow':
-        conn?.tracker.pollNow(command.taskId);
-        return null;
-      case 'trackSeen':
-        return conn ? conn.tracker.trackSeen() : 0;
       case 'syncList':
         return conn ? this.syncList(conn) : null;
       case 'checkReceiver':
@@ -226,8 +176,8 @@ export class EngineHost {
         return this.checks.stop();
       case 'resend':
         return resend(conn, command, (c) => this.current === c);
-      case 'answer':
-        return conn ? conn.people.answer(command.key, command.outcome, command.reply) : false;
+      default:
+        return taskCommand(conn, command);
     }
   }
 

@@ -1,5 +1,5 @@
 import { MAX_LOGGED_MESSAGE_BYTES, relatedTaskId, type TrafficEvent } from '../mcp';
-import { isObject } from '../mcp';
+import { capMap, isObject } from '../mcp';
 
 /** What the kind filter tells apart: a question (with its answer), a notification, or anything that failed. */
 export type RowKind = 'request' | 'notification' | 'error' | 'auth';
@@ -193,8 +193,7 @@ export function addEvents(
     kept += 1;
     if (event.kind === 'request') {
       awaited.set(awaitKey(event.connectionId, event.seq), row.n);
-      const oldest = awaited.keys().next();
-      if (awaited.size > MAX_AWAITED && !oldest.done) awaited.delete(oldest.value);
+      capMap(awaited, MAX_AWAITED);
     }
   }
   let drop = 0;

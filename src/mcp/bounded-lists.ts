@@ -1,3 +1,11 @@
+/** Maps iterate in insertion order: the oldest entries go first until at most `max` remain. */
+export function capMap(map: Map<unknown, unknown>, max: number): void {
+  for (const key of map.keys()) {
+    if (map.size <= max) return;
+    map.delete(key);
+  }
+}
+
 /**
  * Lists of values held per key until something claims them, with both dimensions capped: a receiver that
  * reports for ever under new keys, or a thousand times under one, cannot grow it. Past the cap the oldest key
@@ -15,7 +23,7 @@ export class BoundedLists<V> {
     let list = this.lists.get(key);
     if (!list) {
       this.lists.set(key, (list = []));
-      if (this.lists.size > this.maxKeys) this.lists.delete(this.lists.keys().next().value as string);
+      capMap(this.lists, this.maxKeys);
     }
     list.push(value);
     if (list.length > this.maxPerKey) list.shift();

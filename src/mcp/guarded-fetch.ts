@@ -1,3 +1,4 @@
+import { capMap } from './bounded-lists';
 import { DeadlineExceeded, HttpStatusError, WrongResponseId, parseRetryAfter } from './errors';
 import { cutText } from './json';
 import {
@@ -144,7 +145,7 @@ function headerKeeper(): (headers: HeadersInit | undefined) => Record<string, st
       Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true });
     const redacted = redactHeaders(record);
     shared.set(key, redacted);
-    if (shared.size > MAX_SHARED_HEADER_SETS) shared.delete(shared.keys().next().value as string);
+    capMap(shared, MAX_SHARED_HEADER_SETS);
     return redacted;
   };
 }

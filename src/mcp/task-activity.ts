@@ -1,3 +1,4 @@
+import { capMap } from './bounded-lists';
 import { BoundedLists } from './bounded-lists';
 import { cutText, isObject } from './json';
 import { RELATED_TASK_META } from './protocol-rules';
@@ -24,7 +25,7 @@ export class ProgressTokens {
   /** Binds a token to its task; returns what was reported on it before. */
   bind(token: string, taskId: string): TaskActivity[] {
     this.byToken.set(token, taskId);
-    if (this.byToken.size > MAX_TOKENS) this.byToken.delete(this.byToken.keys().next().value as string);
+    capMap(this.byToken, MAX_TOKENS);
     return this.early.take(token);
   }
 

@@ -1,3 +1,4 @@
+import { capMap } from './bounded-lists';
 import { LocalRefusal } from './errors';
 import { isObject, limitJson } from './json';
 import { normaliseTask } from './normalise';
@@ -200,8 +201,7 @@ export class TasksApi2026 {
     const result = inlineResult(raw);
     if (result) {
       this.results.set(taskId, result);
-      if (this.results.size > MAX_KEPT_RESULTS)
-        this.results.delete(this.results.keys().next().value as string);
+      capMap(this.results, MAX_KEPT_RESULTS);
     }
     if (read.value.status === 'input_required' && isObject(raw.inputRequests)) {
       const lost = this.offerInput(taskId, raw.inputRequests);
@@ -224,7 +224,7 @@ export class TasksApi2026 {
     let keys = this.asked.get(taskId);
     if (!keys) {
       this.asked.set(taskId, (keys = new Map()));
-      if (this.asked.size > MAX_KEPT_RESULTS) this.asked.delete(this.asked.keys().next().value as string);
+      capMap(this.asked, MAX_KEPT_RESULTS);
     }
     for (const [key, controller] of keys) if (!(key in requests)) controller.abort();
     let lost: Warning | undefined;

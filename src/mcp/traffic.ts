@@ -1,3 +1,4 @@
+import { capMap } from './bounded-lists';
 import { limitJson } from './json';
 export type TrafficDirection = 'out' | 'in';
 /** auth: one HTTP exchange of a sign-in (metadata, registration, token), its secrets redacted. */
@@ -113,12 +114,6 @@ function describe(message: unknown): { kind: TrafficKind; method?: string; id?: 
   return { kind: 'error' in m ? 'error' : 'response', id };
 }
 
-/** Maps iterate in insertion order, so the first key is the oldest. */
-function dropOldest(map: Map<unknown, unknown>): void {
-  const oldest = map.keys().next();
-  if (!oldest.done) map.delete(oldest.value);
-}
-
 /**
  * Sees every JSON-RPC message of one connection. It pairs answers with questions for latency and hands each
  * event to subscribers; keeping a history is the subscribers' business (a bounded ring in the UI).
@@ -154,7 +149,7 @@ export class TrafficTap {
   noteHttpStatus(ids: Array<string | number>, status: number): void {
     for (const id of ids) {
       this.httpStatusById.set(id, status);
-      if (this.httpStatusById.size > MAX_PENDING) dropOldest(this.httpStatusById);
+      capMap(this.httpStatusById, MAX_PENDING);
     }
   }
 
@@ -162,7 +157,7 @@ export class TrafficTap {
   noteHttp(ids: Array<string | number>, facts: HttpFacts): void {
     for (const id of ids) {
       this.httpById.set(id, facts);
-      if (this.httpById.size > MAX_PENDING) dropOldest(this.httpById);
+      capMap(this.httpById, MAX_PENDING);
     }
   }
 
@@ -200,7 +195,7 @@ export class TrafficTap {
     if (id !== undefined) {
       if (kind === 'request') {
         this.pending.set(`${direction}:${id}`, { seq: event.seq, at, method });
-        if (this.pending.size > MAX_PENDING) dropOldest(this.pending);
+        capMap(this.pending, MAX_PENDING);
       } else {
         // An answer travels the other way from its question.
         const key = `${direction === 'in' ? 'out' : 'in'}:${id}`;

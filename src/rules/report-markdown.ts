@@ -1,4 +1,5 @@
 import type { Era } from '../mcp';
+import { oneLine } from '../format/control-chars';
 import { RULE_BY_ID, strengthFor } from './catalogue';
 import type { Offence, ReportCard, RuleResult, Verdict } from './report-types';
 
@@ -13,8 +14,7 @@ export const VERDICT_ORDER: readonly Verdict[] = ['fail', 'warn', 'info', 'pass'
  * by the tracker the card is pasted into. So breaks become spaces and markup characters are escaped.
  */
 export function markdownCell(text: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what is being removed
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
+  const flat = oneLine(text).trim();
   const cut = flat.length > MAX_CELL ? `${flat.slice(0, MAX_CELL)}…` : flat;
   return cut.replace(/[\\`*_[\]<>|#!~]/g, (c) => `\\${c}`);
 }

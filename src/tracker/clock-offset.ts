@@ -1,4 +1,4 @@
-import type { TaskSnapshot, Warning } from '../mcp';
+import { capMap, type TaskSnapshot, type Warning } from '../mcp';
 import { formatMs } from '../format/time';
 import type { ObservationSource, TasksStore } from './task-store';
 
@@ -53,7 +53,7 @@ export class ClockOffsetEstimator {
     const before = this.perTask.get(taskId);
     this.perTask.delete(taskId);
     this.perTask.set(taskId, estimateClockOffset(before === undefined ? [sample] : [before, sample]));
-    if (this.perTask.size > TASKS_KEPT) this.perTask.delete(this.perTask.keys().next().value as string);
+    capMap(this.perTask, TASKS_KEPT);
     const sorted = [...this.perTask.values()].sort((a, b) => a - b);
     const mid = (sorted.length - 1) / 2;
     const low = sorted[Math.floor(mid)] ?? 0;

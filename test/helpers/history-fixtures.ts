@@ -1,5 +1,5 @@
 import { IDBFactory } from 'fake-indexeddb';
-import { expect } from 'vitest';
+import { afterEach, expect, vi } from 'vitest';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, TrafficEvent } from '../../src/mcp';
 import { newTrackedTask, type TimelineEntry, type TrackedTask } from '../../src/tracker/task-store';
 import type { InboxEvent } from '../../src/engine/messages';
@@ -93,6 +93,15 @@ export function closeLater(db: HistoryDb): void {
 /** Closes every database the fixtures opened (an afterEach of each history test). */
 export function closeOpened(): void {
   for (const db of opened.splice(0)) db.close();
+}
+
+/** Each history test ends with its mocks undone and its databases closed. */
+export function cleanUpAfterEach(): void {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.unstubAllGlobals();
+    closeOpened();
+  });
 }
 
 export async function open(caps: Partial<HistoryCaps> = {}, factory: IDBFactory = new IDBFactory()) {

@@ -6,10 +6,10 @@ import express from 'express';
 import { parse as parseJunit, type TestCase, type TestSuite, type TestSuites } from 'junit2json';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTrace } from '../../src/engine/trace/schema';
 import { listenOnLoopback } from '../../src/devserver/http-server';
-import { startDemoReceiver } from '../helpers/receivers';
+import { demoFor, stopAfterEach } from '../helpers/cleanups';
 import { startSdk24Receiver } from '../helpers/sdk24-receiver';
 import { runInProcess } from '../helpers/run-command';
 
@@ -19,22 +19,14 @@ import { runInProcess } from '../helpers/run-command';
  * and a port nothing listens on. Its JUnit file is read back with junit2json, a JUnit reader from the registry.
  */
 let folder: string;
-const cleanups: Array<() => Promise<void>> = [];
+const later = stopAfterEach();
 beforeAll(async () => {
   folder = await mkdtemp(path.join(tmpdir(), 'taskscope-check-'));
 });
 afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-async function demo() {
-  const receiver = await startDemoReceiver();
-  cleanups.push(receiver.close);
-  return receiver;
-}
+const demo = () => demoFor(later);
 
 const file = (name: string) => path.join(folder, name);
 
@@ -161,7 +153,7 @@ describe('taskscope check', () => {
     { timeout: 60_000 },
     async () => {
       const receiver = await startSdk24Receiver({ mode: 'strict' });
-      cleanups.push(receiver.close);
+      later(receiver.close);
       const detected = await runInProcess(['check', receiver.url, '--json', file('2026.json')]);
       expect(detected.stdout).toMatch(/^ {2}protocol {2}2026-07-28$/m);
       expect(detected.stdout).toContain('ext-tasks/specification/2026-07-28');
@@ -255,6 +247,6 @@ async function plainReceiver(): Promise<string> {
     await transport.handleRequest(req, res, req.body);
   });
   const listening = await listenOnLoopback(app, 0);
-  cleanups.push(listening.close);
+  later(listening.close);
   return `${listening.url}/mcp`;
 }

@@ -1,22 +1,14 @@
 import { spawn } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startDemoReceiver } from '../helpers/receivers';
+import { describe, expect, it } from 'vitest';
+import { demoFor, stopAfterEach } from '../helpers/cleanups';
 import { startSdk24Receiver } from '../helpers/sdk24-receiver';
 import { SOURCE_CLI, runCli } from '../helpers/taskscope-cli';
 import { repoRoot } from '../helpers/stdio';
 import { runInProcess } from '../helpers/run-command';
 
 /** `taskscope watch` against real receivers started here; the poll discipline counted on the receiver's side. */
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-async function demo() {
-  const receiver = await startDemoReceiver();
-  cleanups.push(receiver.close);
-  return receiver;
-}
+const later = stopAfterEach();
+const demo = () => demoFor(later);
 
 interface Event {
   event: string;
@@ -130,7 +122,7 @@ describe('taskscope watch', () => {
 
   it('polls no sooner than the pollInterval, as counted by the receiver (2026-07-28, server 2.4)', async () => {
     const receiver = await startSdk24Receiver({ mode: 'strict' });
-    cleanups.push(receiver.close);
+    later(receiver.close);
     const interval = 150;
     const run = await runInProcess([
       'watch',

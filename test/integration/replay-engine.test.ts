@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { stopAfterEach } from '../helpers/cleanups';
 import type { Normalised, TaskResultSnapshot } from '../../src/mcp';
 import type { Batch } from '../../src/engine/messages';
 import { engineOverChannel } from '../helpers/engine-channel';
@@ -10,14 +11,11 @@ import { useConnection } from '../../src/state/connection';
 import { useInbox } from '../../src/inbox/inbox-store';
 import { useReplay } from '../../src/state/replay';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
+const later = stopAfterEach();
 
 function replayEngine() {
   const engine = engineOverChannel({ history: async () => null });
-  cleanups.push(() => engine.close());
+  later(() => engine.close());
   const results = new Map<string, Normalised<TaskResultSnapshot>>();
   const news: Array<NonNullable<Batch['replay']>> = [];
   engine.bridge.onBatch((batches) => {
@@ -99,7 +97,7 @@ describe('replay through the engine', () => {
     await rec.close();
     const { engine } = replayEngine();
     setEngine(engine.bridge);
-    cleanups.push(async () => {
+    later(async () => {
       setEngine(null);
       useReplay.setState({ connectionId: undefined, info: undefined, errors: undefined, opening: false });
     });

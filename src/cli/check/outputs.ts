@@ -3,6 +3,7 @@
  * Markdown file is the page's own export (rules/report-markdown.ts); the trace is the page's (build-trace.ts).
  */
 import type { Era } from '../../mcp';
+import { oneLine } from '../../format/control-chars';
 import { RULE_BY_ID, strengthFor } from '../../rules/catalogue';
 import { VERDICT_ORDER, countsLine, offenceText } from '../../rules/report-markdown';
 import type { ReportCard, Verdict } from '../../rules/report-types';
@@ -23,12 +24,6 @@ const HEADING: Record<Verdict, string> = {
   unobserved: 'NOT OBSERVED',
 };
 
-/** Receiver text reaches the terminal: no control characters (escape sequences could rewrite the screen). */
-export function plain(text: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what is being removed
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ');
-}
-
 const eraOf = (card: ReportCard): Era => card.receiver.era ?? '2025-11-25';
 
 /** The card grouped by verdict as on the page: each rule with its strength, reason, evidence and spec. */
@@ -36,10 +31,10 @@ export function cardText(card: ReportCard, run: CheckRun, facts: RunFacts): stri
   const era = eraOf(card);
   const name = [card.receiver.name, card.receiver.version].filter(Boolean).join(' ');
   const lines = [
-    `Taskscope report card${name ? `: ${plain(name)}` : ''}`,
-    `  receiver  ${plain(card.receiver.url)}`,
+    `Taskscope report card${name ? `: ${oneLine(name)}` : ''}`,
+    `  receiver  ${oneLine(card.receiver.url)}`,
     `  protocol  ${era}`,
-    `  tool      ${facts.tool ? `${plain(facts.tool.name)} (${facts.tool.chosenBy === 'flag' ? 'as given' : 'picked: the first the check can run with defaults'})` : 'none'}`,
+    `  tool      ${facts.tool ? `${oneLine(facts.tool.name)} (${facts.tool.chosenBy === 'flag' ? 'as given' : 'picked: the first the check can run with defaults'})` : 'none'}`,
     `  verdicts  ${countsLine(card.counts)}`,
   ];
   for (const verdict of VERDICT_ORDER) {
@@ -52,9 +47,9 @@ export function cardText(card: ReportCard, run: CheckRun, facts: RunFacts): stri
   if (steps.length > 0) {
     lines.push('', 'Active check');
     for (const step of steps)
-      lines.push(`  ${step.state.padEnd(8)} ${step.title}${step.note ? `: ${plain(step.note)}` : ''}`);
+      lines.push(`  ${step.state.padEnd(8)} ${step.title}${step.note ? `: ${oneLine(step.note)}` : ''}`);
   }
-  lines.push('', `Result: ${run.outcome.toUpperCase()} (exit ${run.exitCode}): ${plain(run.reason)}`);
+  lines.push('', `Result: ${run.outcome.toUpperCase()} (exit ${run.exitCode}): ${oneLine(run.reason)}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -64,9 +59,9 @@ function ruleLines({ rule, baseline }: JudgedRule, era: Era): string[] {
   const tags = [strength, rule.source === 'active' ? 'active' : '', baseline ? `baseline: ${baseline}` : '']
     .filter(Boolean)
     .join(', ');
-  const out = [`  ${def?.title ?? rule.id} [${rule.id}] (${tags})`, `      ${plain(rule.reason)}`];
+  const out = [`  ${def?.title ?? rule.id} [${rule.id}] (${tags})`, `      ${oneLine(rule.reason)}`];
   const offence = offenceText(rule.firstOffence);
-  if (offence) out.push(`      evidence: ${plain(offence)}`);
+  if (offence) out.push(`      evidence: ${oneLine(offence)}`);
   const spec = def?.spec[era];
   if (spec) out.push(`      spec: ${spec}`);
   return out;

@@ -13,7 +13,8 @@ import { reportMarkdown } from '../../rules/report-markdown';
 import type { ActiveCheckState, ReportCard } from '../../rules/report-types';
 import { CHECK_USAGE, UsageError, parseCheckArgs, type CheckArgs } from '../check/args';
 import { EXIT, judgeRun, parseBaseline, type Baseline, type CheckRun } from '../check/outcome';
-import { cardText, checkJson, junitXml, plain, type RunFacts } from '../check/outputs';
+import { cardText, checkJson, junitXml, type RunFacts } from '../check/outputs';
+import { oneLine } from '../../format/control-chars';
 import { connectWithin } from '../connect';
 import { EngineClient } from '../engine-client';
 import { Progress } from '../progress';
@@ -57,7 +58,7 @@ export async function run(argv: string[]): Promise<number> {
         reason: connected.reason,
         rules: [],
       };
-      console.error(`taskscope check: ${args.url}: ${plain(connected.reason)}`);
+      console.error(`taskscope check: ${args.url}: ${oneLine(connected.reason)}`);
       console.log(`Result: UNREACHABLE (exit ${run.exitCode})`);
       await writeOutputs(args, undefined, run, { failOn: args.failOn, version }, client, []);
       return run.exitCode;
@@ -140,20 +141,13 @@ export function incompleteReason(check: ActiveCheckState, started: number): stri
 }
 
 /** Waits until no tracked task is live, or `ms` have passed. */
-function settle(client: EngineClient, ms: number): Promise<void> {
+async function settle(client: EngineClient, ms: number): Promise<void> {
   const done = () => [...client.tasks.getState().tasks.values()].every((t) => t.lifecycle !== 'live');
-  if (done()) return Promise.resolve();
-  return new Promise((resolve) => {
-    const finish = () => {
-      clearTimeout(timer);
-      stop();
-      resolve();
-    };
-    const timer = setTimeout(finish, ms);
-    const stop = client.onBatch(() => {
-      if (done()) finish();
-    });
-  });
+  await client.until(
+    () => (done() ? true : undefined),
+    ms,
+    () => false,
+  );
 }
 
 /** The card as the page judges it (report/hooks.ts), from what the engine's batches brought. */

@@ -6,7 +6,7 @@
 import { isTerminal } from '../../mcp';
 import type { InboxRequest } from '../../engine/messages';
 import type { TimelineEntry, TrackedTask } from '../../tracker/task-store';
-import { plain } from '../check/outputs';
+import { oneLine } from '../../format/control-chars';
 import { connectWithin } from '../connect';
 import { EngineClient } from '../engine-client';
 import { Progress } from '../progress';
@@ -75,7 +75,7 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
     era: args.era,
     timeoutMs: args.connectTimeoutMs,
   });
-  if (!connected.ok) return fail(EXIT.unreachable, `${args.url}: ${plain(connected.reason)}`);
+  if (!connected.ok) return fail(EXIT.unreachable, `${args.url}: ${oneLine(connected.reason)}`);
 
   let taskId: string;
   if (args.tool !== undefined) {
@@ -87,7 +87,7 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
         `the receiver has no tool ${args.tool} (it has: ${tools.map((t) => t.name).join(', ') || 'none'})`,
       );
     const reply = await client.request({ type: 'run', tool, args: args.args, ttl: args.ttl });
-    if (!reply.ok) return fail(EXIT.failed, `${tool.name}: ${plain(reply.error.message)}`);
+    if (!reply.ok) return fail(EXIT.failed, `${tool.name}: ${oneLine(reply.error.message)}`);
     if (reply.taskId === undefined) {
       // 2026-07-28 lets a receiver answer at once instead of starting a task.
       progress.clear();
@@ -99,12 +99,12 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
       return code;
     }
     taskId = reply.taskId;
-    print(`${tool.name} started task ${plain(taskId)}`);
+    print(`${tool.name} started task ${oneLine(taskId)}`);
   } else {
     taskId = args.taskId ?? '';
     if (!(await client.request({ type: 'track', taskId })))
       return fail(EXIT.usage, `cannot follow ${taskId}`);
-    print(`following task ${plain(taskId)}`);
+    print(`following task ${oneLine(taskId)}`);
   }
   event({ event: 'task', taskId, tool: args.tool });
 

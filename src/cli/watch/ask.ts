@@ -5,7 +5,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command, InboxRequest } from '../../engine/messages';
 import { isObject } from '../../mcp';
-import { plain } from '../check/outputs';
+import { oneLine } from '../../format/control-chars';
 
 type Answer = Extract<Command, { type: 'answer' }>;
 
@@ -36,7 +36,7 @@ export async function askOnTerminal(
   try {
     const params = request.params;
     if (request.method === 'elicitation/create') {
-      io.output.write(`\nThe receiver asks: ${plain(String(params.message ?? ''))}\n`);
+      io.output.write(`\nThe receiver asks: ${oneLine(String(params.message ?? ''))}\n`);
       const schema = isObject(params.requestedSchema) ? params.requestedSchema : {};
       const properties = isObject(schema.properties) ? schema.properties : {};
       const go = (await ask('Answer? [Y]es / [n]o (decline) / [c]ancel: ')).trim().toLowerCase();
@@ -46,7 +46,7 @@ export async function askOnTerminal(
       for (const [name, raw] of Object.entries(properties).slice(0, 50)) {
         const field = isObject(raw) ? raw : {};
         const type = typeof field.type === 'string' ? field.type : 'string';
-        const label = plain(String(field.title ?? field.description ?? name)).slice(0, 200);
+        const label = oneLine(String(field.title ?? field.description ?? name)).slice(0, 200);
         const options = Array.isArray(field.enum) ? ` (${field.enum.map(String).join(' / ')})` : '';
         const fallback = field.default !== undefined ? ` [${String(field.default)}]` : '';
         const text = (await ask(`  ${label}${options}${fallback}: `)).trim();
@@ -65,7 +65,7 @@ export async function askOnTerminal(
         const m = isObject(message) ? message : {};
         const content = isObject(m.content) ? m.content : {};
         io.output.write(
-          `  ${plain(String(m.role ?? '?'))}: ${plain(String(content.text ?? '(not text)')).slice(0, 500)}\n`,
+          `  ${oneLine(String(m.role ?? '?'))}: ${oneLine(String(content.text ?? '(not text)')).slice(0, 500)}\n`,
         );
       }
       const text = await ask('Your reply (empty refuses): ');

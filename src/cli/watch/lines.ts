@@ -3,11 +3,11 @@ import type { Normalised, TaskResultSnapshot, TaskSnapshot } from '../../mcp';
 import { formatClock, formatCountdown, formatMs } from '../../format/time';
 import { ttlPhase } from '../../tracker/ttl';
 import type { TimelineEntry, TrackedTask } from '../../tracker/task-store';
-import { plain } from '../check/outputs';
+import { keepLines, oneLine } from '../../format/control-chars';
 
 /** Receiver text cut to a line a terminal shows. */
 const short = (text: string, max = 200) => {
-  const flat = plain(text).trim();
+  const flat = oneLine(text).trim();
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 };
 
@@ -18,7 +18,7 @@ export function statusLine(
   now: number,
   offsetMs: number,
 ): string {
-  const id = plain(task.taskId);
+  const id = oneLine(task.taskId);
   const parts = [id.length > 20 ? `${id.slice(0, 16)}…` : id];
   parts.push(task.status ?? 'pending');
   if (snapshot?.statusMessage) parts.push(short(snapshot.statusMessage, 60));
@@ -52,7 +52,7 @@ export function entryLine(entry: TimelineEntry, previous: TimelineEntry | undefi
     case 'purged':
       return `${at}  purged: ${short(entry.error.message)}`;
     case 'input':
-      return `${at}  input ${plain(entry.method)} ${entry.phase}${entry.detail ? ` (${short(entry.detail)})` : ''}`;
+      return `${at}  input ${oneLine(entry.method)} ${entry.phase}${entry.detail ? ` (${short(entry.detail)})` : ''}`;
     case 'progress':
       return `${at}  progress ${entry.progress}${entry.total !== undefined ? `/${entry.total}` : ''}${entry.message ? `: ${short(entry.message)}` : ''}`;
     case 'log':
@@ -74,7 +74,7 @@ export function resultText(result: Normalised<TaskResultSnapshot> | undefined): 
   );
   const body =
     texts.length > 0 ? texts.join('\n') : JSON.stringify(value.structuredContent ?? value, null, 2);
-  // eslint-disable-next-line no-control-regex -- receiver text: no escape sequences on the terminal, lines kept
-  const safe = body.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, ' ');
+  // Receiver text: no escape sequences on the terminal, lines kept.
+  const safe = keepLines(body, ' ');
   return safe.length > 20_000 ? `${safe.slice(0, 20_000)}…` : safe;
 }

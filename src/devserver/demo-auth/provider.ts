@@ -1,3 +1,4 @@
+import { capMap } from '../../mcp/bounded-lists.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
@@ -53,14 +54,6 @@ interface Grant {
   expiresAt: number;
 }
 
-function trimOldest<V>(map: Map<string, V>, max: number): void {
-  while (map.size > max) {
-    const first = map.keys().next().value;
-    if (first === undefined) return;
-    map.delete(first);
-  }
-}
-
 class DemoClients implements OAuthRegisteredClientsStore {
   private readonly clients = new Map<string, OAuthClientInformationFull>();
 
@@ -78,7 +71,7 @@ class DemoClients implements OAuthRegisteredClientsStore {
       client_id_issued_at: Math.floor(Date.now() / 1000),
     };
     this.clients.set(full.client_id, full);
-    trimOldest(this.clients, MAX_CLIENTS);
+    capMap(this.clients, MAX_CLIENTS);
     return full;
   }
 }
@@ -108,7 +101,7 @@ export class DemoAuthProvider implements OAuthServerProvider {
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response) {
     const id = randomUUID();
     this.pending.set(id, { client, params, created: this.now() });
-    trimOldest(this.pending, MAX_PENDING);
+    capMap(this.pending, MAX_PENDING);
     const scopes = params.scopes?.length ? params.scopes : [BASE_SCOPE];
     res
       .status(200)
@@ -147,7 +140,7 @@ export class DemoAuthProvider implements OAuthServerProvider {
       params: pending.params,
       expiresAt: this.now() + CODE_SECONDS * 1000,
     });
-    trimOldest(this.codes, MAX_PENDING);
+    capMap(this.codes, MAX_PENDING);
     target.searchParams.set('code', code);
     return target.href;
   }
@@ -220,7 +213,7 @@ export class DemoAuthProvider implements OAuthServerProvider {
       resource,
       expiresAt: this.now() + ACCESS_TOKEN_SECONDS * 1000,
     });
-    trimOldest(this.access, MAX_TOKENS);
+    capMap(this.access, MAX_TOKENS);
     const tokens: OAuthTokens = {
       access_token: accessToken,
       token_type: 'Bearer',
@@ -231,7 +224,7 @@ export class DemoAuthProvider implements OAuthServerProvider {
     if (scopes.includes(OFFLINE_SCOPE)) {
       tokens.refresh_token = randomBytes(24).toString('base64url');
       this.refresh.set(tokens.refresh_token, { clientId, scopes, resource });
-      trimOldest(this.refresh, MAX_TOKENS);
+      capMap(this.refresh, MAX_TOKENS);
     }
     return tokens;
   }

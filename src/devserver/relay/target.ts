@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIPv4, isIPv6, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
+import { addressKind } from '../../mcp/address.js';
 
 /** Every address a host name stands for; a stand-in in tests. */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -54,67 +55,6 @@ export function parseTarget(raw: string | undefined): URL {
 /** A target's origin and path for messages: never its query, which may hold a key. */
 export function describeTarget(url: URL): string {
   return cut(`${url.origin}${url.pathname}`);
-}
-
-function ipv4Bytes(address: string): number[] {
-  return address.split('.').map(Number);
-}
-
-/** The eight 16-bit groups of a valid IPv6 address, a trailing dotted quad included. */
-function ipv6Groups(address: string): number[] {
-  const [head = '', tail] = address.split('::');
-  const parse = (part: string): number[] =>
-    part === ''
-      ? []
-      : part.split(':').flatMap((group) => {
-          if (!group.includes('.')) return [parseInt(group, 16)];
-          const [a = 0, b = 0, c = 0, d = 0] = ipv4Bytes(group);
-          return [(a << 8) | b, (c << 8) | d];
-        });
-  const left = parse(head);
-  const right = tail === undefined ? [] : parse(tail);
-  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
-}
-
-/**
- * The IPv4 address inside an IPv6 one that a socket may end up reaching: mapped (::ffff:a.b.c.d), translated
- * (::ffff:0:a.b.c.d), compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d). A check on the IPv6 form alone
- * would let ::ffff:169.254.169.254 through.
- */
-function embeddedIpv4(groups: number[]): number[] | undefined {
-  const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = groups;
-  const zeroTo = (n: number) => groups.slice(0, n).every((g) => g === 0);
-  const mapped = zeroTo(5) && g5 === 0xffff;
-  const translated = zeroTo(4) && g4 === 0xffff && g5 === 0;
-  const compatible = zeroTo(6) && (g6 !== 0 || g7 > 1);
-  const nat64 = g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0;
-  if (!mapped && !translated && !compatible && !nat64) return undefined;
-  return [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff];
-}
-
-export type AddressKind = 'loopback' | 'link-local' | 'metadata' | 'other';
-
-function kindOfIpv4([a = 0, b = 0, c = 0, d = 0]: number[]): AddressKind {
-  // 0.0.0.0/8 is "this host": connecting to it reaches loopback listeners.
-  if (a === 127 || a === 0) return 'loopback';
-  if (a === 169 && b === 254) return 'link-local';
-  // Alibaba Cloud's metadata service, outside 169.254/16.
-  if (a === 100 && b === 100 && c === 100 && d === 200) return 'metadata';
-  return 'other';
-}
-
-export function addressKind(address: string): AddressKind {
-  const bare = address.replace(/%.*$/, '');
-  if (isIPv4(bare)) return kindOfIpv4(ipv4Bytes(bare));
-  if (!isIPv6(bare)) return 'other';
-  const groups = ipv6Groups(bare);
-  const embedded = embeddedIpv4(groups);
-  if (embedded) return kindOfIpv4(embedded);
-  if (groups.slice(0, 7).every((g) => g === 0) && (groups[7] ?? 0) <= 1) return 'loopback';
-  if (((groups[0] ?? 0) & 0xffc0) === 0xfe80) return 'link-local';
-  // AWS's metadata service over IPv6 (fd00:ec2::254) sits in unique-local space.
-  if (groups.join(':') === [0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254].join(':')) return 'metadata';
-  return 'other';
 }
 
 export interface VetOptions {

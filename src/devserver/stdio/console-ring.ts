@@ -4,6 +4,7 @@
  * write without end; every line has a sequence number so the page asks only for what it has not seen.
  */
 import { stripVTControlCharacters } from 'node:util';
+import { keepLines } from '../../format/control-chars.js';
 
 export type ConsoleStream = 'stderr' | 'stdout' | 'bridge';
 
@@ -29,8 +30,7 @@ export const CONSOLE_LIMITS: ConsoleRingLimits = { maxLines: 2000, maxBytes: 512
  * the other control characters (tabs stay). The page renders it as text either way.
  */
 export function plainText(raw: string): string {
-  // eslint-disable-next-line no-control-regex
-  return stripVTControlCharacters(raw).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+  return keepLines(stripVTControlCharacters(raw));
 }
 
 export class ConsoleRing {

@@ -1,4 +1,4 @@
-import { AuthClient } from '../../mcp';
+import { AuthClient, capMap } from '../../mcp';
 import type { ConnectionNews } from '../messages';
 import type { Connection } from './connection';
 
@@ -27,7 +27,7 @@ export class SignIns {
       });
       this.byUrl.delete(url);
       this.byUrl.set(url, auth);
-      while (this.byUrl.size > MAX_SIGN_INS) this.byUrl.delete(this.byUrl.keys().next().value as string);
+      capMap(this.byUrl, MAX_SIGN_INS);
     }
     const signIn = auth;
     signIn.useFetch(direct);

@@ -1,12 +1,12 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   R,
   OTHER,
   asked,
   change,
-  closeOpened,
+  cleanUpAfterEach,
   obs,
   open,
   record,
@@ -16,11 +16,7 @@ import {
   write,
 } from '../../../test/helpers/history-fixtures';
 
-afterEach(() => {
-  vi.restoreAllMocks();
-  vi.unstubAllGlobals();
-  closeOpened();
-});
+cleanUpAfterEach();
 import { REDACTED } from './redact';
 
 describe('HistoryDb round trip', () => {

@@ -1,12 +1,12 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   R,
   OTHER,
   change,
   closeLater,
-  closeOpened,
+  cleanUpAfterEach,
   obs,
   open,
   record,
@@ -15,11 +15,7 @@ import {
   write,
 } from '../../../test/helpers/history-fixtures';
 
-afterEach(() => {
-  vi.restoreAllMocks();
-  vi.unstubAllGlobals();
-  closeOpened();
-});
+cleanUpAfterEach();
 import type { TaskSnapshot } from '../../mcp';
 import { HistoryDb, estimateUsage } from './history-db';
 import { HISTORY_DB_NAME } from './schema';

@@ -1,11 +1,11 @@
 import 'fake-indexeddb/auto';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   R,
   OTHER,
   asked,
   change,
-  closeOpened,
+  cleanUpAfterEach,
   obs,
   open,
   record,
@@ -15,11 +15,7 @@ import {
   write,
 } from '../../../test/helpers/history-fixtures';
 
-afterEach(() => {
-  vi.restoreAllMocks();
-  vi.unstubAllGlobals();
-  closeOpened();
-});
+cleanUpAfterEach();
 
 describe('HistoryDb forgetting', () => {
   it('clear forgets traffic, inbox and tasks except the ones kept, and keeps the facts', async () => {

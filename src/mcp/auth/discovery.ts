@@ -7,6 +7,7 @@ import type {
   AuthorizationServerMetadata,
   OAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { isPrivateHost } from '../address';
 
 /** A refusal of the flow, with the rule it answers to: shown as the step's why and spec. */
 export class AuthFailure extends Error {
@@ -38,45 +39,6 @@ export interface Discovered {
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-function isPrivateV4(a: number, b: number): boolean {
-  return (
-    a === 0 ||
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b >= 64 && b <= 127) ||
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 169 && b === 254)
-  );
-}
-
-/** An IPv6 literal as the URL parser writes it (compressed, lower case), without its brackets. */
-function isPrivateV6(address: string): boolean {
-  // ::, ::1, IPv4-compatible and IPv4-mapped (::ffff:7f00:1 is 127.0.0.1): all start with zeros.
-  if (address.startsWith('::')) {
-    const mapped = /^::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(address);
-    if (!mapped) return true;
-    const high = parseInt(mapped[1] ?? '0', 16);
-    return isPrivateV4(high >> 8, high & 0xff);
-  }
-  const first = parseInt(address.split(':')[0] ?? '0', 16);
-  // fc00::/7 unique local, fe80::/10 link-local.
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80;
-}
-
-/**
- * This machine or a private network, judged from the URL's host as the URL parser normalised it (so 2130706433,
- * 0x7f.1 and [::ffff:127.0.0.1] are seen for what they are). A name that resolves to such an address is not
- * caught here: the browser cannot resolve names.
- */
-export function isPrivateHost(hostname: string): boolean {
-  const h = hostname.toLowerCase();
-  if (h.startsWith('[')) return isPrivateV6(h.slice(1, -1));
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  const v4 = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(h);
-  return v4 ? isPrivateV4(Number(v4[1]), Number(v4[2])) : false;
-}
 
 /**
  * Whether the flow may contact `url`, given the receiver it signs in to. The URLs come from metadata the

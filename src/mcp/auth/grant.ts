@@ -1,6 +1,6 @@
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { endpointRefusal, type Discovered } from './discovery';
-import type { AuthStep, AuthStatus, AuthView, ClientKind, RememberedSignIn } from './types';
+import type { AuthClientChoice, AuthStep, AuthStatus, AuthView, ClientKind, RememberedSignIn } from './types';
 
 /**
  * What one sign-in holds, as plain data: the sign-in on its way (PKCE verifier and state, until the callback), the
@@ -119,4 +119,38 @@ export function keptClient(
   if (kind !== 'pre-registered' || !('client_secret' in client)) return client;
   const { client_secret: _secret, ...kept } = client;
   return kept;
+}
+
+/** The sign-in as "Remember sign-in" writes it to this browser's storage. */
+export function rememberSignIn(
+  grant: Grant,
+  kind: ClientKind | undefined,
+  receiverUrl: string,
+): RememberedSignIn {
+  return {
+    version: 1,
+    receiverUrl,
+    issuer: grant.discovered.metadata?.issuer ?? grant.discovered.authorizationServerUrl,
+    grant: { ...grant, client: keptClient(grant.client, kind), kind },
+  };
+}
+
+/** A remembered sign-in taken up again: checked (rememberedGrant), with the person's own secret put back. */
+export function restoredGrant(
+  remembered: RememberedSignIn,
+  receiverUrl: string,
+  choice: AuthClientChoice | undefined,
+): { grant: Grant; kind: ClientKind } | undefined {
+  const full = rememberedGrant(remembered, receiverUrl);
+  if (!full) return undefined;
+  // A pre-registered client's secret is the person's and stays in the tab's memory (the client identity
+  // form): it was not remembered, and comes back only from what the person entered in this tab.
+  const client =
+    full.kind === 'pre-registered' && choice?.clientSecret && choice.clientId === full.client.client_id
+      ? { ...full.client, client_secret: choice.clientSecret }
+      : full.client;
+  return {
+    grant: { tokens: full.tokens, discovered: full.discovered, client, expiresAt: full.expiresAt },
+    kind: full.kind ?? 'dynamic',
+  };
 }
