@@ -10,9 +10,10 @@ import {
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Client as Client2, StreamableHTTPClientTransport as Transport2 } from '@modelcontextprotocol/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRecordedReceiver, stepsOf } from '../../src/cli/serve/recorded-receiver';
 import type { Trace } from '../../src/engine/trace/trace-types';
+import { stopAfterEach } from '../helpers/cleanups';
 import { serveOnLoopback } from '../helpers/receivers';
 import { repoRoot } from '../helpers/stdio';
 
@@ -28,22 +29,19 @@ const statusesOf = (tool: string) =>
     .map((s) => s.status)
     .filter((s, i, all) => all[i - 1] !== s);
 
-const stops: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0).reverse()) await stop();
-});
+const later = stopAfterEach();
 
 async function serve(options: { speed?: number; step?: boolean; maxTasks?: number } = {}) {
   const receiver = createRecordedReceiver(demo, { speed: options.speed ?? 8, ...options });
   const running = await serveOnLoopback(receiver.router, async () => receiver.close());
-  stops.push(running.close);
+  later(running.close);
   return { receiver, url: running.url };
 }
 
 async function sdkClient(url: string, capabilities: Record<string, unknown> = {}) {
   const client = new Client({ name: 'serve-test', version: '1' }, { capabilities });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  stops.push(() => client.close());
+  later(() => client.close());
   return client;
 }
 
@@ -218,7 +216,7 @@ describe('serve a 2025-11-25 recording', () => {
     const { url } = await serve();
     const client = new Client2({ name: 'serve-test-2', version: '1' });
     await client.connect(new Transport2(new URL(url)));
-    stops.push(() => client.close());
+    later(() => client.close());
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
       'slow_job',

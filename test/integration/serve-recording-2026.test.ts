@@ -1,10 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createRecordedReceiver, stepsOf } from '../../src/cli/serve/recorded-receiver';
 import type { Trace } from '../../src/engine/trace/trace-types';
 import { extTasksSession } from '../helpers/ext-tasks-session';
 import { runInProcess } from '../helpers/run-command';
 import { startRecorder } from '../helpers/record-trace';
 import { startDemoReceiver2026 } from '../helpers/receiver-2026';
+import { stopAfterEach } from '../helpers/cleanups';
 import { serveOnLoopback } from '../helpers/receivers';
 
 /**
@@ -38,18 +39,12 @@ beforeAll(async () => {
   }
 }, 30_000);
 
-const stops: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0).reverse()) await stop();
-});
-afterAll(async () => {
-  for (const stop of stops.splice(0).reverse()) await stop();
-});
+const later = stopAfterEach();
 
 async function serve(options: { speed?: number; step?: boolean } = {}) {
   const receiver = createRecordedReceiver(trace, { speed: options.speed ?? 4, ...options });
   const running = await serveOnLoopback(receiver.router, async () => receiver.close());
-  stops.push(running.close);
+  later(running.close);
   return { receiver, url: running.url };
 }
 
@@ -123,7 +118,7 @@ describe('serve a 2026-07-28 recording', () => {
   it('runs the recorded tools for the SDK 2.x client (ext-tasks): result, error and the question answered', async () => {
     const { url } = await serve();
     const s = await extTasksSession(url, 'serve-2026');
-    stops.push(s.close);
+    later(s.close);
     expect(s.client.getProtocolEra()).toBe('modern');
     const slow = await (await s.tasks.callTool('slow_job', {})).settle();
     expect(slow.outcome.status).toBe('completed');
