@@ -80,10 +80,14 @@ export async function tokenOf(url: string): Promise<string> {
 }
 
 /** Runs `taskscope serve …` until it has printed its MCP endpoint and banner; `url` is the endpoint. */
-export function startServe(args: string[]): Promise<RunningCli> {
-  const [program, ...pre] = SOURCE_CLI;
+export function startServe(
+  args: string[],
+  options: { command?: string[]; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<RunningCli> {
+  const [program, ...pre] = options.command ?? SOURCE_CLI;
   const child = spawn(program!, [...pre, 'serve', ...args], {
-    cwd: repoRoot,
+    cwd: options.cwd ?? repoRoot,
+    env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
