@@ -229,4 +229,36 @@ describe('serve a 2025-11-25 recording', () => {
       /Unknown tool nope\. This recording \(2025-11-25\) holds the tools slow_job/,
     );
   });
+
+  it('refuses what a hostile client sends: a foreign Origin, a body that is not JSON, one over the limit', async () => {
+    const { url } = await serve();
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { accept: 'application/json, text/event-stream', ...headers },
+        body,
+      });
+    const foreign = await post(
+      { 'content-type': 'application/json', origin: 'https://evil.example' },
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    );
+    expect(foreign.status).toBe(403);
+    const plain = await post({ 'content-type': 'text/plain' }, '{"jsonrpc":"2.0","id":1,"method":"ping"}');
+    expect(plain.status).toBe(415);
+    const broken = await post({ 'content-type': 'application/json' }, '{"jsonrpc":');
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error: the body is not valid JSON' },
+    });
+    const huge = await post({ 'content-type': 'application/json' }, `"${'x'.repeat(2 * 1024 * 1024)}"`);
+    expect(huge.status).toBe(413);
+    const local = await post(
+      { 'content-type': 'application/json', origin: 'http://localhost:5173' },
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    );
+    expect(local.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+    expect(await local.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  });
 });

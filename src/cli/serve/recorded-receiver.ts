@@ -4,7 +4,7 @@
  * of that generation (wire-2025.ts, wire-2026.ts) answers from it. Behind the same Host and Origin checks and
  * CORS as the demo receivers, so a local page (Taskscope's own) can connect too.
  */
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { setDemoCors } from '../../devserver/demo/receiver';
 import { setCorsHeaders } from '../../devserver/demo-2026/http';
 import { receiverGuard } from '../../devserver/guard';
@@ -87,6 +87,12 @@ export function createRecordedReceiver(trace: Trace, options: RecordedReceiverOp
       sendError: sendJsonRpcError,
     }),
   );
+  router.post('/', (req: Request, res: Response, next: NextFunction) => {
+    // Without this, a text/plain body would reach the wire unparsed and be taken for a notification.
+    if (req.is('application/json') === false)
+      return sendJsonRpcError(res, 415, -32600, 'Invalid Request: Content-Type must be application/json');
+    next();
+  });
   router.post('/', express.json({ limit: REQUEST_BODY_LIMIT }), (req: Request, res: Response) => {
     void Promise.resolve(wire.post(req, res, req.body as unknown)).catch(() => {
       // Once an answer has started, a status cannot be sent any more: the connection is ended instead.
