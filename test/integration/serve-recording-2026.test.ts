@@ -100,6 +100,15 @@ function sseMessages(text: string): Json[] {
     .map((data) => JSON.parse(data) as Json);
 }
 
+/** `seen` is `statuses` with some left out: the same order, nothing that was not recorded. */
+function expectWithin(seen: string[], statuses: string[]) {
+  let at = 0;
+  for (const status of seen) {
+    at = statuses.indexOf(status, at);
+    expect(at, `${seen.join(' → ')} within ${statuses.join(' → ')}`).toBeGreaterThanOrEqual(0);
+  }
+}
+
 describe('serve a 2026-07-28 recording', () => {
   it('discovers as the recorded receiver and lists its recorded tools', async () => {
     const { url } = await serve();
@@ -130,10 +139,23 @@ describe('serve a 2026-07-28 recording', () => {
       status: 'failed',
       error: { code: -32603, message: 'flaky_job failed: upstream dependency timed out' },
     });
-    const ask = await (await s.tasks.callTool('ask_user', {})).settle();
+    const seen: string[] = [];
+    const ask = await (
+      await s.tasks.callTool('ask_user', {})
+    ).settle({
+      onEvent: (event) => {
+        if (event.type === 'task' && seen.at(-1) !== event.task.status) seen.push(event.task.status);
+      },
+    });
     expect(ask.outcome.status === 'completed' && ask.outcome.result).toMatchObject({
       content: [{ type: 'text', text: 'You answered: teal' }],
     });
+    // What the client observed is the recording's statuses, in order, its question included.
+    expect(seen).toContain('input_required');
+    expectWithin(
+      seen,
+      stepsOf(recorded('ask_user')).map((step) => step.status),
+    );
   });
 
   it('goes through recorded statuses in order (polled) and waits at input_required for tasks/update', async () => {
@@ -163,14 +185,12 @@ describe('serve a 2026-07-28 recording', () => {
       if (seen.at(-1) !== task.status) seen.push(String(task.status));
     }
     // Polls may miss a short status (the pushes below see every one): what they saw is the recording's, in order.
-    const statuses: string[] = stepsOf(recorded('ask_user')).map((s) => s.status);
     expect(seen[0]).toBe('working');
     expect(seen.at(-1)).toBe('completed');
-    let at = 0;
-    for (const status of seen) {
-      at = statuses.indexOf(status, at);
-      expect(at, `${seen.join(' → ')} within ${statuses.join(' → ')}`).toBeGreaterThanOrEqual(0);
-    }
+    expectWithin(
+      seen,
+      stepsOf(recorded('ask_user')).map((step) => step.status),
+    );
     expect(task.result).toMatchObject({ content: [{ type: 'text', text: 'You answered: teal' }] });
   });
 
