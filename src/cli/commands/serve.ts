@@ -108,7 +108,11 @@ export async function run(argv: string[]): Promise<number> {
     if (moved === 0) console.log('  (no task to move on: none running, or each waits for an answer)');
   });
   return new Promise<number>((resolve) => {
+    let stopping = false;
     const stop = () => {
+      // Ctrl-C closes the terminal's reader too, whose close would stop it a second time.
+      if (stopping) return;
+      stopping = true;
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       lines?.close();
