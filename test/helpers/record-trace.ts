@@ -23,8 +23,10 @@ export interface Recorder {
  * The engine (the same EngineHost the Worker runs) against the demo receiver on loopback, with what its batches
  * bring kept the way the page keeps them, so a trace can be built from it with the page's own export builder.
  */
-export async function startRecorder(): Promise<Recorder> {
-  const demo = await startDemoReceiver();
+export async function startRecorder(
+  start: () => Promise<{ url: string; close: () => Promise<void> }> = startDemoReceiver,
+): Promise<Recorder> {
+  const demo = await start();
   const engine = engineOverChannel({ history: async () => null });
   const snapshots = new Map<string, TaskSnapshot>();
   const results = new Map<string, Normalised<TaskResultSnapshot>>();

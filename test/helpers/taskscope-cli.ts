@@ -78,3 +78,45 @@ export async function tokenOf(url: string): Promise<string> {
   const response = await fetch(`${url}/relay/token`, { headers: { 'X-Taskscope-Token-Request': '1' } });
   return ((await response.json()) as { token: string }).token;
 }
+
+/** Runs `taskscope serve …` until it has printed its MCP endpoint and banner; `url` is the endpoint. */
+export function startServe(
+  args: string[],
+  options: { command?: string[]; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<RunningCli> {
+  const [program, ...pre] = options.command ?? SOURCE_CLI;
+  const child = spawn(program!, [...pre, 'serve', ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`taskscope serve did not start:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = / on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(output);
+      if (match && output.includes('Ctrl-C stops it.')) {
+        clearTimeout(timer);
+        resolve({
+          url: match[1]!,
+          child,
+          output: () => output,
+          stop: (signal = 'SIGINT') => {
+            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`taskscope serve exited with ${code}:\n${output}`));
+    });
+  });
+}

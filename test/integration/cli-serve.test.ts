@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
@@ -13,36 +13,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { stepsOf } from '../../src/cli/serve/recorded-receiver';
 import type { Trace } from '../../src/engine/trace/trace-types';
 import { repoRoot } from '../helpers/stdio';
-import { SOURCE_CLI } from '../helpers/taskscope-cli';
+import { SOURCE_CLI, runCli, startServe, type RunningCli } from '../helpers/taskscope-cli';
 
 /** `taskscope serve --demo` as a child process, and the official SDK client (1.x) against it. */
-let child: ChildProcess | undefined;
+let served: RunningCli | undefined;
 afterEach(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    child.kill('SIGINT');
-    await exited;
-  }
-  child = undefined;
+  await served?.stop();
+  served = undefined;
 });
 
-function serve(args: string[]): Promise<string> {
-  const [program, ...pre] = SOURCE_CLI;
-  child = spawn(program!, [...pre, 'serve', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = / on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child!.stdout!.on('data', onData);
-    child!.stderr!.on('data', onData);
-  });
+async function serve(args: string[]): Promise<string> {
+  served = await startServe(args);
+  return served.url;
 }
 
 const demo = JSON.parse(readFileSync(path.join(repoRoot, 'public/demo-trace.json'), 'utf8')) as Trace;
@@ -87,7 +69,7 @@ describe('taskscope serve --demo', () => {
           { method: 'tools/call', params: { name: 'nope', arguments: {}, task: {} } },
           CreateTaskResultSchema,
         ),
-      ).rejects.toThrow(/This recording holds the tools .*flaky_job/);
+      ).rejects.toThrow(/holds the tools .*flaky_job/);
     } finally {
       await client.close();
     }
@@ -113,5 +95,70 @@ describe('taskscope serve --demo', () => {
       req.end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
     });
     expect(status).toBe(403);
+  });
+
+  it('refuses --step without a terminal to read Enter from (exit 2)', async () => {
+    const run = await runCli(['serve', '--demo', '--step']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--step reads Enter from a terminal, and stdin is not one/);
+  });
+
+  it('--step on a terminal (a pseudo-terminal from script(1)): Enter moves the task to its next recorded status', async () => {
+    const command = [...SOURCE_CLI, 'serve', '--demo', '--port', '0', '--step']
+      .map((a) => `'${a}'`)
+      .join(' ');
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: repoRoot,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let output = '';
+    const waiters: Array<[RegExp, () => void]> = [];
+    const check = () => {
+      for (const [pattern, resolve] of [...waiters])
+        if (pattern.test(output)) {
+          waiters.splice(
+            waiters.findIndex((w) => w[1] === resolve),
+            1,
+          );
+          resolve();
+        }
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      check();
+    });
+    const printed = (pattern: RegExp) =>
+      new Promise<void>((resolve) => {
+        waiters.push([pattern, resolve]);
+        check();
+      });
+    try {
+      await printed(/Ctrl-C stops it\./);
+      const url = / on (http:\/\/127\.0\.0\.1:\d+\/mcp)\r?$/m.exec(output)![1]!;
+      const client = new Client({ name: 'serve-step-test', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      try {
+        const created = await client.request(
+          { method: 'tools/call', params: { name: 'flaky_job', arguments: {}, task: {} } },
+          CreateTaskResultSchema,
+        );
+        const { taskId } = created.task;
+        const steps = stepsOf(demo.tasks.find((t) => t.tool === 'flaky_job')!);
+        const get = () => client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema);
+        expect((await get()).statusMessage).toBe(steps[0]!.statusMessage);
+        child.stdin.write('\n');
+        await printed(new RegExp(`flaky_job ${taskId.slice(0, 8)}: ${steps[1]!.status}`));
+        const moved = await get();
+        expect([moved.status, moved.statusMessage]).toEqual([steps[1]!.status, steps[1]!.statusMessage]);
+      } finally {
+        await client.close();
+      }
+      // End of input on the terminal stops it, as Ctrl-C does.
+      child.stdin.write('\x04');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill();
+    }
   });
 });

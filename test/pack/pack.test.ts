@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { everythingCommand, newRoute, repoRoot } from '../helpers/stdio';
-import { runCli, startCli, tokenOf, type RunningCli } from '../helpers/taskscope-cli';
+import { runCli, startCli, startServe, tokenOf, type RunningCli } from '../helpers/taskscope-cli';
 import { startDemoReceiver } from '../helpers/receivers';
 
 const exec = promisify(execFile);
@@ -143,5 +143,28 @@ describe('the packed package, installed without dev dependencies', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it('serves the shipped demo trace as a receiver (serve --demo finds it in the package)', async () => {
+    cli = await startServe(['--demo', '--port', '0', '--speed', '4'], { command: bin, cwd: installed, env });
+    const post = async (body: object, session?: string) => {
+      const res = await fetch(cli!.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(session ? { 'mcp-session-id': session } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...body }),
+      });
+      return { res, message: (await res.json()) as { result: { tools: Array<{ name: string }> } } };
+    };
+    const init = await post({
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pack', version: '1' } },
+    });
+    const session = init.res.headers.get('mcp-session-id') ?? undefined;
+    const { message } = await post({ method: 'tools/list', params: {} }, session);
+    expect(message.result.tools.map((t) => t.name)).toContain('ask_user');
   });
 });

@@ -1,29 +1,34 @@
 /**
  * `taskscope serve <trace.json>` / `--demo`: a recorded trace served on loopback as a live receiver any MCP
- * client can use (recorded-receiver.ts). Runs until Ctrl-C.
+ * client can use (serve/recorded-receiver.ts). Runs until Ctrl-C.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import express from 'express';
 import { packageRoot } from '../../devserver/package-root';
 import { allowedHostsFromEnv } from '../../devserver/guard';
+import { listenOnLoopback } from '../../devserver/http-server';
+import { sendJsonRpcError } from '../../devserver/json-rpc-http';
 import { parseTraceText } from '../../engine/trace/schema';
 import type { Trace } from '../../engine/trace/trace-types';
 import { createRecordedReceiver } from '../serve/recorded-receiver';
 import { UsageError, readArgs } from '../start/args';
 
 export const SERVE_USAGE = `Usage:
-  taskscope serve <trace.json> [--port N] [--speed X]
-  taskscope serve --demo [--port N] [--speed X]
+  taskscope serve <trace.json> [--port N] [--speed X | --step]
+  taskscope serve --demo [--port N] [--speed X | --step]
 
-Serves a recorded Taskscope trace as a live 2025-11-25 receiver on 127.0.0.1 (Streamable HTTP, JSON answers):
-tools/list gives the recorded tools; a task-augmented tools/call of one starts a task that goes through the
-statuses the recording observed, at the recorded pace; tasks/get, tasks/result, tasks/list and tasks/cancel
-answer from it. --demo serves the trace the page ships.
+Serves a recorded Taskscope trace on 127.0.0.1 as a live receiver of the generation it was recorded from
+(2025-11-25: initialize, sessions, tasks/result; 2026-07-28: server/discover, the tasks extension). A
+tools/call of a recorded tool starts a task that goes through the statuses the recording observed, at the
+recorded pace; the recorded questions (elicitation) are asked and the task waits for the answer; status
+pushes are sent when the recording has them. --demo serves the trace the page ships.
 
   --port N     the port (default 3100; 0 picks a free one)
   --speed X    play X times faster (default 1)
+  --step       move the tasks on one recorded status each time you press Enter (a terminal only)
   -h, --help   this text
 
 Exit codes: 0 stopped with Ctrl-C; 1 could not listen; 2 a mistake in the command or the trace.`;
@@ -32,12 +37,14 @@ export async function run(argv: string[]): Promise<number> {
   let trace: Trace;
   let port: number;
   let speed: number;
+  let step: boolean;
   try {
     const parsed = readArgs(argv, {
       help: { type: 'boolean', short: 'h' },
       demo: { type: 'boolean' },
       port: { type: 'string' },
       speed: { type: 'string' },
+      step: { type: 'boolean' },
     });
     const { values, positionals } = parsed;
     if (values.help) {
@@ -52,6 +59,10 @@ export async function run(argv: string[]): Promise<number> {
     speed = values.speed === undefined ? 1 : Number(values.speed);
     if (!Number.isFinite(speed) || speed <= 0 || speed > 1000)
       throw new UsageError(`--speed ${values.speed}: more than 0, at most 1000`);
+    step = values.step === true;
+    if (step && values.speed !== undefined) throw new UsageError('--step and --speed: choose one');
+    if (step && !process.stdin.isTTY)
+      throw new UsageError('--step reads Enter from a terminal, and stdin is not one (use --speed instead)');
     const file = values.demo ? demoTracePath() : (positionals[0] ?? '');
     trace = await readTrace(file);
   } catch (error) {
@@ -61,37 +72,58 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
 
-  const handle = createRecordedReceiver(trace, { speed, allowedHosts: allowedHostsFromEnv() });
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      // Once an answer has started, a status cannot be sent any more: the connection is ended instead.
-      if (res.headersSent) res.destroy();
-      else res.writeHead(500).end();
-    });
-  });
+  const receiver = createRecordedReceiver(trace, { speed, step, allowedHosts: allowedHostsFromEnv() });
+  const app = express();
+  app.disable('x-powered-by');
+  app.use('/mcp', receiver.router);
+  app.use((_req, res) => sendJsonRpcError(res, 404, -32600, 'Not found: the MCP endpoint is /mcp'));
+  let listening;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', resolve);
-    });
+    listening = await listenOnLoopback(app, port);
   } catch (error) {
+    receiver.close();
     console.error(`taskscope serve: cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`);
     return 1;
   }
-  const { port: bound } = server.address() as { port: number };
   const tools = [...new Set(trace.tasks.flatMap((t) => (t.tool ? [t.tool] : [])))];
-  console.log(`Taskscope serve: a recording of ${trace.receiver.url} on http://127.0.0.1:${bound}/mcp`);
-  console.log(`  ${trace.tasks.length} recorded tasks; tools ${tools.join(', ')}; speed ${speed}×`);
+  console.log(
+    `Taskscope serve: a ${receiver.era} recording of ${trace.receiver.url} on ${listening.url}/mcp`,
+  );
+  console.log(
+    `  ${trace.tasks.length} recorded tasks; tools ${tools.join(', ')}; ${step ? 'Enter moves the tasks on' : `speed ${speed}×`}`,
+  );
   console.log('Ctrl-C stops it.');
+  const offEvents = receiver.onEvent((event) => {
+    if (event.type === 'removed') return;
+    const state = receiver.playback.current(event.task);
+    const what =
+      event.type === 'asked'
+        ? `asks ${event.question.method}, waiting for the answer`
+        : `${state.status}${state.statusMessage ? ` · ${state.statusMessage.slice(0, 200)}` : ''}`;
+    console.log(`  ${event.task.plan.tool} ${event.task.taskId.slice(0, 8)}: ${what}`);
+  });
+  const lines = step ? createInterface({ input: process.stdin }) : undefined;
+  lines?.on('line', () => {
+    const moved = receiver.step();
+    if (moved === 0) console.log('  (no task to move on: none running, or each waits for an answer)');
+  });
   return new Promise<number>((resolve) => {
+    let stopping = false;
     const stop = () => {
+      // Ctrl-C closes the terminal's reader too, whose close would stop it a second time.
+      if (stopping) return;
+      stopping = true;
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      server.closeAllConnections();
-      server.close(() => resolve(0));
+      lines?.close();
+      offEvents();
+      receiver.close();
+      listening.server.closeAllConnections();
+      void listening.close().then(() => resolve(0));
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    lines?.on('close', stop);
   });
 }
 
@@ -118,9 +150,5 @@ async function readTrace(file: string): Promise<Trace> {
   const parsed = parseTraceText(text);
   if (!parsed.ok)
     throw new UsageError(`${file} is not a Taskscope trace: ${parsed.errors.slice(0, 3).join('; ')}`);
-  if (parsed.trace.receiver.era === '2026-07-28')
-    throw new UsageError(
-      `${file} was recorded from a 2026-07-28 receiver: serve replays 2025-11-25 recordings only (for now)`,
-    );
   return parsed.trace;
 }
