@@ -448,9 +448,12 @@ test.describe('the headers menu', () => {
     await expect(menu).toBeVisible();
     // The detail's layout settles as the task's first answers arrive (progress, timeline): the check waits for
     // a settled layout in which the menu is clear of the button and the button is what is on top at its centre.
+    // The detail grows as the timeline fills and can push the button below the fold (elementFromPoint is null
+    // outside the viewport): it is brought into view first, as a person scrolls to it.
     await expect
       .poll(() =>
         cancel.evaluate((element) => {
+          element.scrollIntoView({ block: 'center' });
           const menuBox = document.querySelector('[data-testid="headers-menu"]')?.getBoundingClientRect();
           const box = element.getBoundingClientRect();
           if (!menuBox) return 'no menu';
