@@ -5,7 +5,14 @@ import { useConnection } from '../state/connection';
 import { useInbox } from '../inbox/inbox-store';
 import { applyTrafficBatch } from '../traffic/traffic-store';
 import { startPageRecords } from '../tasks/page-records';
-import { tasksStore, usePollingHealth, useTaskListStatus } from '../tasks/tasks-store';
+import {
+  applyOverview,
+  tasksStore,
+  usePollingHealth,
+  useTaskList,
+  useTaskListStatus,
+} from '../tasks/tasks-store';
+import { startTaskView } from '../tasks/task-view';
 import { applyTaskChanges } from '../tracker/task-changes';
 import { queryKeys } from '../tracker/queries';
 import { usePreferences } from '../state/preferences';
@@ -39,6 +46,11 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
     }
     if (batch.replay) useReplay.setState({ news: batch.replay });
     if (batch.tasks) applyTaskChanges(tasksStore, batch.tasks);
+    // A task out of view takes its snapshot and result with it; they come again with it.
+    for (const taskId of batch.tasks?.removed ?? [])
+      queryClient.removeQueries({ queryKey: queryKeys.task(batch.connectionId, taskId) });
+    if (batch.taskList) useTaskList.setState({ list: batch.taskList });
+    if (batch.overview) applyOverview(batch.overview);
     for (const [taskId, snapshot] of batch.snapshots)
       queryClient.setQueryData(queryKeys.task(batch.connectionId, taskId), snapshot);
     for (const [taskId, result] of batch.results)
@@ -56,6 +68,7 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
     if (news?.check) applyCheckNews(batch.connectionId, news.check);
   };
 
+  const stopView = startTaskView(engine);
   const stopBatches = engine.onBatch((batches) => {
     // One batch that cannot be applied must not cost the others (task changes are sent only once).
     for (const batch of batches) {
@@ -86,6 +99,7 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
   const stopReport = openReportWhenConnected();
 
   return () => {
+    stopView();
     stopBatches();
     stopSettings();
     stopReport();

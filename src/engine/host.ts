@@ -81,7 +81,8 @@ export class EngineHost {
     private readonly options: HostOptions = {},
   ) {
     this.outbox = new Outbox(post, {
-      takeTaskParts: () => (this.replays.active ? this.replays.takeTaskParts() : takeTaskParts(this.current)),
+      takeTaskParts: (view) =>
+        this.replays.active ? this.replays.takeTaskParts(view) : takeTaskParts(this.current, view),
       taskCount: () =>
         this.replays.active
           ? this.replays.taskCount()
@@ -135,6 +136,7 @@ export class EngineHost {
       case 'trafficMirror':
       case 'trafficClear':
       case 'trafficEvents':
+      case 'taskView':
         throw new Error('handled at once in receive');
       case 'connect':
         return this.connect(command);

@@ -27,6 +27,7 @@ import type {
 } from '../mcp';
 import type { TaskChanges } from '../tracker/task-changes';
 import type { TrafficCounts } from './traffic-rows';
+import type { OverviewChanges, TaskListWindow, TaskViewRequest } from './task-view';
 import type { TrackerSettings } from '../tracker/tracker-types';
 import type { SchedulerStats } from '../tracker/request-scheduler';
 import type { ActiveCheckState } from '../rules/report-types';
@@ -103,6 +104,8 @@ export type Command =
   | { type: 'trafficClear'; epoch: number }
   /** Every event the log keeps (of one connection, when given), for an export. */
   | { type: 'trafficEvents'; connectionId?: number }
+  /** What the page shows of the tasks: only that crosses to it from now on (task-view.ts). */
+  | { type: 'taskView'; view: TaskViewRequest }
   /** Follow the task ids that pushes named beyond the automatic limit. */
   | { type: 'trackSeen' }
   | { type: 'syncList' }
@@ -174,6 +177,7 @@ export interface Replies {
   trafficMirror: null;
   trafficClear: null;
   trafficEvents: TrafficEvent[];
+  taskView: null;
   trackSeen: number;
   syncList: ClassifiedError | null;
   /** The check's end state; refused when not connected or one already runs. */
@@ -290,7 +294,12 @@ export interface PollingHealth extends SchedulerStats {
 export interface Batch {
   type: 'batch';
   connectionId: number;
+  /** The records the page holds (those it shows, or all): what changed, what came into view, what left it. */
   tasks?: TaskChanges;
+  /** The list's rows the page asked for and its counts, when they changed or the page asked anew. */
+  taskList?: TaskListWindow;
+  /** The overview's summaries that changed, while it is open. */
+  overview?: OverviewChanges;
   snapshots: Array<[taskId: string, snapshot: TaskSnapshot]>;
   results: Array<[taskId: string, result: Normalised<TaskResultSnapshot>]>;
   /**

@@ -1,5 +1,6 @@
 import { forTrafficLog, type TrafficEvent } from '../mcp';
 import { TrafficLog } from './traffic-log';
+import { PageTaskView, type TaskViewRequest } from './task-view';
 import type {
   Batch,
   ConnectionNews,
@@ -19,11 +20,14 @@ const MANY_TASKS = 200;
 const BUSY_BATCH_GAP_MS = 100;
 
 /** The current connection's part of a batch: task records, snapshots and results that changed. */
-export type TaskParts = Pick<Batch, 'connectionId' | 'tasks' | 'snapshots' | 'results'>;
+export type TaskParts = Pick<
+  Batch,
+  'connectionId' | 'tasks' | 'snapshots' | 'results' | 'taskList' | 'overview'
+>;
 
 export interface OutboxSource {
-  /** Takes what changed on the current connection since the last batch (empty when nothing did). */
-  takeTaskParts: () => TaskParts;
+  /** Takes what changed on the current connection since the last batch, of what the page shows. */
+  takeTaskParts: (view: PageTaskView) => TaskParts;
   /** How many tasks the current connection tracks, for the batch pacing. */
   taskCount: () => number;
 }
@@ -54,6 +58,8 @@ export class Outbox {
   /** The page's last clear of the log: batches say which one they follow. */
   private trafficEpoch = 0;
   private inbox: InboxEvent[] = [];
+  /** What the page shows of the tasks; every record until it says (the command line never does). */
+  private readonly taskView = new PageTaskView();
   private credit = true;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private lastFlushAt = 0;
@@ -106,6 +112,12 @@ export class Outbox {
     // The page emptied its mirror itself: what comes after the clear is all it lacks.
     this.mirrorSync = false;
     this.trafficCountsChanged = true;
+    this.schedule();
+  }
+
+  /** The page shows other tasks, rows or an overview: the next batch brings what it lacks of them. */
+  setTaskView(request: TaskViewRequest): void {
+    this.taskView.set(request);
     this.schedule();
   }
 
@@ -205,10 +217,12 @@ export class Outbox {
   }
 
   private take(): Batch | null {
-    const parts = this.source.takeTaskParts();
+    const parts = this.source.takeTaskParts(this.taskView);
     const hasNews = Object.keys(this.news).length > 0;
     const empty =
       !parts.tasks &&
+      !parts.taskList &&
+      !parts.overview &&
       parts.snapshots.length === 0 &&
       parts.results.length === 0 &&
       this.traffic.length === 0 &&

@@ -88,6 +88,9 @@ export function trafficCommand(outbox: Outbox, command: Command): { value: Reply
       return { value: null };
     case 'trafficEvents':
       return { value: outbox.trafficEvents(command.connectionId) };
+    case 'taskView':
+      outbox.setTaskView(command.view);
+      return { value: null };
     default:
       return undefined;
   }

@@ -4,7 +4,8 @@ import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, Warning } 
 import { getEngine } from '../bridge/engine-bridge';
 import { useConnection } from '../state/connection';
 import { useNow } from '../state/clock';
-import { tasksStore } from '../tasks/tasks-store';
+import { tasksStore, useTaskList } from '../tasks/tasks-store';
+import { useEveryTask } from '../tasks/task-view';
 import { trafficEventsOf, useTraffic, useTrafficMirror } from '../traffic/traffic-store';
 import { queryKeys } from '../tracker/queries';
 import { evaluateReport, withActiveCheck } from '../rules/evaluate';
@@ -70,9 +71,13 @@ export function useReportCard(): ReportCard {
   const queryClient = useQueryClient();
   const check = useActiveCheck();
   const tick = Math.floor(useNow() / EVERY_MS);
-  // The rules read every message: the page holds the log's rows while the card is open.
+  // The rules read every message and every task: the page holds them all while the card is open.
   useTrafficMirror();
-  const synced = useTraffic((s) => s.synced);
+  useEveryTask();
+  // Judged again the moment the page holds them all, not a second later on a partial page.
+  const trafficSynced = useTraffic((s) => s.synced);
+  const tasksWhole = useTaskList((s) => s.list?.all === true);
+  const synced = trafficSynced && tasksWhole;
   return useMemo(
     () => buildReportCard(queryClient, check),
     // eslint-disable-next-line react-hooks/exhaustive-deps -- tick is the throttle: the stores are read, not watched

@@ -1,16 +1,35 @@
 import { create } from 'zustand';
 import { useStore } from 'zustand';
 import type { ListStatus, PollingHealth } from '../engine/messages';
+import type { OverviewChanges, TaskListWindow, TaskSummary } from '../engine/task-view';
 import { createTasksStore, type TasksState } from '../tracker/task-store';
 
 /**
- * The page's copy of the current connection's task records, filled only from the engine's batches (the
- * tracker itself runs in the engine's Worker). Selectors should pick one task, or ids and counts.
+ * The page's copy of the records of the tasks it shows (the list's rows in view and around, the open task; all
+ * of them while the report card is open or an export runs), filled only from the engine's batches: the
+ * tracker itself runs in the engine's Worker and keeps every record. Selectors should pick one task.
  */
 export const tasksStore = createTasksStore();
 
 export function useTasks<T>(selector: (state: TasksState) => T): T {
   return useStore(tasksStore, selector);
+}
+
+/** The task list as the engine computed it for the page's filter and search: its length, the rows asked for, counts. */
+export const useTaskList = create<{ list?: TaskListWindow }>()(() => ({}));
+
+/** The overview's summary of every task, while it is open; order is first tracked first. */
+export const useOverview = create<{ order: string[]; summaries: Map<string, TaskSummary> }>()(() => ({
+  order: [],
+  summaries: new Map(),
+}));
+
+export function applyOverview(changes: OverviewChanges): void {
+  useOverview.setState((state) => {
+    const summaries = changes.sync ? new Map<string, TaskSummary>() : new Map(state.summaries);
+    for (const summary of changes.changed) summaries.set(summary.taskId, summary);
+    return { order: changes.order ?? state.order, summaries };
+  });
 }
 
 /** How the last tasks/list went, for the refresh button and its error line. */
@@ -30,6 +49,8 @@ export function resetTaskRecords(): void {
     dialects: [],
     untrackedSeen: 0,
   });
+  useTaskList.setState({ list: undefined });
+  useOverview.setState({ order: [], summaries: new Map() });
   useTaskListStatus.setState({
     loading: false,
     lastSyncedAt: undefined,

@@ -5,7 +5,8 @@ import { downloadText } from '../ui/download';
 import { usePopover } from '../ui/usePopover';
 import { queryClient } from '../state/query-client';
 import { useConnection } from '../state/connection';
-import { useTasks } from '../tasks/tasks-store';
+import { useTaskList } from '../tasks/tasks-store';
+import { withEveryTask } from '../tasks/task-view';
 import { fetchTrafficEvents, useTraffic } from '../traffic/traffic-store';
 import { buildTrace, exportFileName } from '../engine/trace/build-trace';
 import { pageTraceSources } from './export-sources';
@@ -16,7 +17,10 @@ type Kind = 'trace' | 'har';
 async function exportNow(kind: Kind, includeSecrets: boolean): Promise<string> {
   // The page holds the log's rows only while the drawer is open: the export asks the engine for all of them.
   const traffic = await fetchTrafficEvents(useConnection.getState().id);
-  const trace = buildTrace(pageTraceSources(queryClient, traffic), { includeSecrets });
+  // So does the page hold the records of the tasks it shows: the export has them all for the moment it reads.
+  const trace = await withEveryTask(() =>
+    buildTrace(pageTraceSources(queryClient, traffic), { includeSecrets }),
+  );
   const name = exportFileName(trace.receiver.url, kind === 'trace' ? 'trace.json' : 'har');
   if (kind === 'trace') downloadText(name, JSON.stringify(trace), 'application/json');
   else downloadText(name, JSON.stringify(buildHar(trace)), 'application/json');
@@ -27,7 +31,7 @@ async function exportNow(kind: Kind, includeSecrets: boolean): Promise<string> {
 function ExportOptions() {
   const [includeSecrets, setIncludeSecrets] = useState(false);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
-  const taskCount = useTasks((s) => s.order.length);
+  const taskCount = useTaskList((s) => s.list?.counts.all ?? 0);
   const rowCount = useTraffic((s) => s.rowsKept);
   // A row holding two events is a request with its answer.
   const hasExchange = useTraffic((s) => s.kept > s.rowsKept);

@@ -95,4 +95,56 @@ describe('task changes across the engine boundary', () => {
     tracker.store.setState({ clockOffsetMs: 1500, clockSamples: 3 });
     expect(collector.collect(tracker.store.getState())?.meta).toMatchObject({ clockOffsetMs: 1500 });
   });
+
+  it('given the ids the page shows, hands out those alone; one that leaves is let go, one that comes back goes whole', () => {
+    const tracker = trackerSide();
+    const collector = new TaskChangeCollector();
+    const page = createTasksStore();
+    for (const id of ['a', 'b', 'c']) tracker.add(id);
+    tracker.observe('a', 1);
+    const first = collector.collect(tracker.store.getState(), new Set(['b', 'c']))!;
+    expect(first.changes.map((c) => c.task.taskId)).toEqual(['b', 'c']);
+    expect(first.order).toBeUndefined();
+    applyTaskChanges(page, first);
+    // A poll of a task out of view hands out nothing.
+    tracker.observe('a', 2);
+    expect(collector.collect(tracker.store.getState(), new Set(['b', 'c']))).toBeNull();
+    // Scrolled: a comes in whole (both its entries), c is let go on both sides.
+    tracker.observe('c', 3);
+    const scrolled = collector.collect(tracker.store.getState(), new Set(['a', 'b']))!;
+    expect(scrolled.added).toEqual(['a']);
+    expect(scrolled.removed).toEqual(['c']);
+    expect(scrolled.changes.map((c) => [c.task.taskId, c.newEntries.map((e) => e.at)])).toEqual([
+      ['a', [1, 2]],
+    ]);
+    applyTaskChanges(page, structuredClone(scrolled));
+    expect([...page.getState().tasks.keys()].sort()).toEqual(['a', 'b']);
+    expect(page.getState().tasks.get('a')).toEqual(tracker.store.getState().tasks.get('a'));
+    expect(collector.holds('c')).toBe(false);
+    // Back in view, c comes whole again, with the entry it got while out.
+    const back = collector.collect(tracker.store.getState(), new Set(['a', 'b', 'c']))!;
+    expect(back.changes.map((c) => [c.task.taskId, c.newEntries.map((e) => e.at)])).toEqual([['c', [3]]]);
+  });
+
+  it('holding every record, the page gets the tracker’s order whenever it moves', () => {
+    const tracker = trackerSide();
+    const collector = new TaskChangeCollector();
+    const page = createTasksStore();
+    tracker.add('a');
+    tracker.add('b');
+    // Held only in part first: the page's order is that of arrival.
+    applyTaskChanges(page, collector.collect(tracker.store.getState(), new Set(['b']))!);
+    const whole = collector.collect(tracker.store.getState())!;
+    expect(whole.order).toEqual(['a', 'b']);
+    applyTaskChanges(page, whole);
+    expect(page.getState().order).toEqual(['a', 'b']);
+    // The tracker appends in place: the same array, longer, is a moved order.
+    tracker.store.getState().order.push('c');
+    tracker.store.setState((s) => {
+      s.tasks.set('c', newTrackedTask({ taskId: 'c', connectionId: 1, origin: 'list', firstSeenAt: 0 }));
+      return { version: s.version + 1 };
+    });
+    expect(collector.collect(tracker.store.getState())?.order).toEqual(['a', 'b', 'c']);
+    expect(collector.collect(tracker.store.getState())).toBeNull();
+  });
 });

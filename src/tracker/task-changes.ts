@@ -26,25 +26,33 @@ export interface TasksMeta {
 
 export interface TaskChanges {
   changes: TaskChange[];
-  /** Ids tracked since the last batch, in order. */
+  /** Ids the page holds since this batch, in order. */
   added: string[];
-  /** Ids forgotten since the last batch (a person cleared history). */
+  /** Ids the page no longer holds: forgotten (a person cleared history), or out of what it shows. */
   removed?: string[];
+  /** Every id in the order first tracked, when the page holds every record and the order moved. */
+  order?: string[];
   meta?: TasksMeta;
 }
 
 /** Entries ever appended to a record: what is kept plus what the cap dropped. */
 const entryTotal = (task: TrackedTask) => task.droppedEntries + task.entries.length;
 
-/** The tracker's side: remembers what the page has, and hands out only what changed since. */
+/**
+ * The tracker's side: remembers what the page holds, and hands out only what changed since. Given the ids the
+ * page shows (`wanted`), it hands out those alone: a record that comes into view goes whole, one that leaves
+ * is let go on both sides, and the polls of the others cost the page nothing.
+ */
 export class TaskChangeCollector {
   private readonly sent = new Map<string, TrackedTask>();
   private sentMeta: TasksMeta | undefined;
+  /** The tracker appends to its order in place: its length says as much as its identity. */
+  private sentOrder: { ids: readonly string[]; length: number } | undefined;
 
-  collect(state: TasksState): TaskChanges | null {
+  collect(state: TasksState, wanted?: ReadonlySet<string>): TaskChanges | null {
     const changes: TaskChange[] = [];
     const added: string[] = [];
-    for (const taskId of state.order) {
+    for (const taskId of wanted ?? state.order) {
       const task = state.tasks.get(taskId);
       const before = this.sent.get(taskId);
       if (!task || task === before) continue;
@@ -55,14 +63,21 @@ export class TaskChangeCollector {
       changes.push({ task: record, newEntries });
       this.sent.set(taskId, task);
     }
-    // Forgetting is rare (Clear); only then can the page hold more tasks than the tracker.
     const removed: string[] = [];
-    if (this.sent.size > state.tasks.size)
+    // Without a view, only forgetting (Clear) lets the page hold more than the tracker; with one, so does
+    // a row scrolled out of it.
+    if (wanted || this.sent.size > state.tasks.size)
       for (const taskId of this.sent.keys())
-        if (!state.tasks.has(taskId)) {
+        if (!state.tasks.has(taskId) || (wanted && !wanted.has(taskId))) {
           removed.push(taskId);
           this.sent.delete(taskId);
         }
+    let order: string[] | undefined;
+    if (wanted) this.sentOrder = undefined;
+    else if (this.sentOrder?.ids !== state.order || this.sentOrder.length !== state.order.length) {
+      order = state.order.slice();
+      this.sentOrder = { ids: state.order, length: state.order.length };
+    }
     const meta =
       this.sentMeta?.clockOffsetMs !== state.clockOffsetMs ||
       this.sentMeta.clockSamples !== state.clockSamples ||
@@ -76,8 +91,19 @@ export class TaskChangeCollector {
           }
         : undefined;
     if (meta) this.sentMeta = meta;
-    if (changes.length === 0 && added.length === 0 && removed.length === 0 && !meta) return null;
-    return { changes, added, meta, ...(removed.length > 0 ? { removed } : {}) };
+    if (changes.length === 0 && added.length === 0 && removed.length === 0 && !meta && !order) return null;
+    return {
+      changes,
+      added,
+      meta,
+      ...(removed.length > 0 ? { removed } : {}),
+      ...(order ? { order } : {}),
+    };
+  }
+
+  /** Whether the page holds this task's record (so its snapshot and result may go too). */
+  holds(taskId: string): boolean {
+    return this.sent.has(taskId);
   }
 }
 
@@ -91,13 +117,11 @@ export function applyTaskChanges(store: TasksStore, batch: TaskChanges): void {
       if (entries.length > MAX_ENTRIES) entries.splice(0, entries.length - MAX_ENTRIES);
       state.tasks.set(task.taskId, { ...task, entries });
     }
-    let order = state.order;
-    if (batch.removed) {
-      const gone = new Set(batch.removed);
-      for (const taskId of gone) state.tasks.delete(taskId);
-      order = order.filter((taskId) => !gone.has(taskId));
-    }
-    if (batch.added.length > 0) {
+    const gone = batch.removed ? new Set(batch.removed) : undefined;
+    if (gone) for (const taskId of gone) state.tasks.delete(taskId);
+    let order = batch.order ?? state.order;
+    if (gone && !batch.order) order = order.filter((taskId) => !gone.has(taskId));
+    if (batch.added.length > 0 && !batch.order) {
       const known = new Set(order);
       order = [...order, ...batch.added.filter((id) => !known.has(id))];
     }

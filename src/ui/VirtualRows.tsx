@@ -1,4 +1,4 @@
-import { useRef, type HTMLAttributes, type ReactNode, type RefObject } from 'react';
+import { useEffect, useRef, type HTMLAttributes, type ReactNode, type RefObject } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useVirtualListNavigation } from './useVirtualListNavigation';
 
@@ -17,8 +17,10 @@ export function VirtualRows<T>({
   scrollRef,
   focusTarget,
   scrollProps,
+  onRange,
 }: {
-  items: readonly T[];
+  /** A hole is a row whose data has not come yet: its place is kept, drawn empty. */
+  items: readonly (T | undefined)[];
   rowHeight: number;
   overscan?: number;
   /** A stable key per item, so a row keeps its DOM when rows before it come and go; the item itself by default. */
@@ -31,6 +33,8 @@ export function VirtualRows<T>({
   focusTarget?: (row: HTMLElement) => HTMLElement | null;
   /** Attributes and handlers for the scrolling element (a role, scroll and wheel handlers). */
   scrollProps?: HTMLAttributes<HTMLDivElement>;
+  /** The rows drawn (overscan included) moved: first and last index. */
+  onRange?: (first: number, last: number) => void;
 }) {
   const ownRef = useRef<HTMLDivElement | null>(null);
   const parentRef = scrollRef ?? ownRef;
@@ -53,10 +57,17 @@ export function VirtualRows<T>({
     focusTarget,
   );
 
+  const drawn = virtualizer.getVirtualItems();
+  const first = drawn[0]?.index ?? 0;
+  const last = drawn.at(-1)?.index ?? -1;
+  useEffect(() => {
+    if (last >= first) onRange?.(first, last);
+  }, [first, last, onRange]);
+
   return (
     <div ref={setParent} className="min-h-0 flex-1 overflow-y-auto" data-testid={testId} {...scrollProps}>
       <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-        {virtualizer.getVirtualItems().map((row) => {
+        {drawn.map((row) => {
           const item = items[row.index];
           if (item === undefined) return null;
           return (

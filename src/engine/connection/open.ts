@@ -15,6 +15,7 @@ import { PersonRequests } from '../person-requests';
 import { CONNECTIONS_PER_ORIGIN } from './watch';
 import type { ConnectCommand, Connection } from './connection';
 import { TaskPartsMarks } from '../task-parts';
+import type { PageTaskView } from '../task-view';
 
 const HEALTH_EVERY_MS = 1000;
 
@@ -144,7 +145,7 @@ function pollingHealth(conn: Connection): PollingHealth {
 }
 
 /** The current connection's changes for the next batch: task records, snapshots, results. */
-export function takeTaskParts(conn: Connection | null): TaskParts {
+export function takeTaskParts(conn: Connection | null, view: PageTaskView): TaskParts {
   if (!conn) return { connectionId: 0, snapshots: [], results: [] };
-  return conn.marks.take(conn.tracker, conn.queryClient, conn.id);
+  return conn.marks.take(conn.tracker, conn.queryClient, conn.id, view, Date.now());
 }

@@ -1,6 +1,7 @@
 import { serverTaskSupport, serverTaskSupport2026, type ClassifiedError } from '../../mcp';
 import type { Command, Health, ReplayInfo, Replies } from '../messages';
 import type { Outbox, TaskParts } from '../outbox';
+import type { PageTaskView } from '../task-view';
 import { parseTrace, parseTraceText } from './schema';
 import { ReplaySession, replayEnd, type ReplayOptions } from './replay';
 import type { Trace } from './trace-types';
@@ -50,8 +51,8 @@ export class ReplayHost {
     return this.session !== null;
   }
 
-  takeTaskParts(): TaskParts {
-    const parts = (this.session as ReplaySession).takeTaskParts();
+  takeTaskParts(view: PageTaskView): TaskParts {
+    const parts = (this.session as ReplaySession).takeTaskParts(view);
     this.outbox.replay = (this.session as ReplaySession).news();
     return parts;
   }

@@ -6,6 +6,7 @@ import type { ObservationEntry } from '../../tracker/task-store';
 import type { InboxEvent, ReplayNews, ReplaySpeed } from '../messages';
 import type { TaskParts } from '../outbox';
 import { TaskPartsMarks } from '../task-parts';
+import type { PageTaskView } from '../task-view';
 import { VirtualClock, type RealTimers } from './replay-clock';
 import { RecordedPort, normalisedFrom } from './replay-port';
 import type { Trace, TraceTask } from './trace-types';
@@ -172,8 +173,8 @@ export class ReplaySession {
   }
 
   /** What changed since the last batch: task records, snapshots, results (as the live host takes them). */
-  takeTaskParts(): TaskParts {
-    return this.marks.take(this.tracker, this.queryClient, this.connectionId);
+  takeTaskParts(view: PageTaskView): TaskParts {
+    return this.marks.take(this.tracker, this.queryClient, this.connectionId, view, this.clock.now());
   }
 
   taskCount(): number {

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { ChartNoAxesGantt, ListTodo, Pause, Play, RefreshCw, Search } from 'lucide-react';
 import { useShallow } from 'zustand/react/shallow';
 import { useSelection } from '../../state/selection';
@@ -8,9 +8,10 @@ import { useReplay } from '../../state/replay';
 import { EmptyState, Panel } from '../../ui/Panel';
 import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
-import { usePollingHealth, useTaskListStatus, useTasks } from '../tasks-store';
+import { usePollingHealth, useTaskList, useTaskListStatus, useTasks } from '../tasks-store';
 import { refreshTaskList, trackSeenTasks, trackTaskId } from '../actions';
-import { countByFilter, visibleTaskIds, type ListFilter } from '../../tracker/list-filter';
+import { askList, askRows, useListAsk } from '../task-view';
+import type { ListFilter } from '../../tracker/list-filter';
 import { formatMs } from '../../format/time';
 import { AUTO_TRACK_PER_MINUTE } from '../../tracker/limits';
 import { TaskRow } from './TaskRow';
@@ -66,13 +67,19 @@ export function TaskList() {
     })),
   );
   const listStatus = useTaskListStatus();
-  const [filter, setFilter] = useState<ListFilter>('all');
-  const [query, setQuery] = useState('');
+  const query = useListAsk((s) => s.query);
   const [paste, setPaste] = useState('');
-  // Ids and counts only: a poll that changes a task's record re-renders its row, not the list.
-  const ids = useTasks(useShallow((s) => visibleTaskIds(s, filter, query)));
-  const counts = useTasks(useShallow(countByFilter));
+  // The engine filters, searches and counts; the page holds the rows around those drawn. A poll that changes
+  // a task's record re-renders its row, not the list.
+  const list = useTaskList((s) => s.list);
+  const filter = list?.filter ?? 'all';
+  const counts = list?.counts ?? {};
   const total = counts.all ?? 0;
+  const ids = useMemo(() => {
+    const rows: (string | undefined)[] = new Array<string | undefined>(list?.total ?? 0);
+    list?.ids.forEach((id, i) => (rows[list.start + i] = id));
+    return rows;
+  }, [list]);
   const untrackedSeen = useTasks((s) => s.untrackedSeen);
 
   const submitPaste = (event: FormEvent) => {
@@ -84,7 +91,8 @@ export function TaskList() {
 
   const selectedId = useSelection((s) => (s.selection.kind === 'task' ? s.selection.taskId : undefined));
   // The list is one Tab stop (the open task's row, or the first); up and down move between rows.
-  const tabStop = selectedId !== undefined && ids.includes(selectedId) ? selectedId : ids[0];
+  const tabStop =
+    selectedId !== undefined && list?.ids.includes(selectedId) ? selectedId : (list?.ids[0] ?? undefined);
   const iconButton =
     'rounded p-1 text-slate-600 hover:bg-slate-100 disabled:opacity-40 dark:text-slate-300 dark:hover:bg-slate-800';
 
@@ -151,7 +159,7 @@ export function TaskList() {
             <Search size={12} className="absolute top-1/2 left-2 -translate-y-1/2 text-slate-400" />
             <input
               value={query}
-              onChange={(e) => setQuery(e.target.value)}
+              onChange={(e) => askList({ query: e.target.value })}
               placeholder="Search id or tool"
               aria-label="Search tasks"
               className={`w-full py-1 pr-2 pl-6 text-xs ${compactField}`}
@@ -173,7 +181,7 @@ export function TaskList() {
             <button
               key={f}
               type="button"
-              onClick={() => setFilter(f)}
+              onClick={() => askList({ filter: f })}
               aria-pressed={filter === f}
               className={`rounded px-1.5 py-0.5 text-[11px] ring-1 ring-inset ${filter === f ? 'bg-slate-800 text-white ring-slate-800 dark:bg-slate-200 dark:text-slate-900' : 'text-slate-700 ring-slate-200 dark:text-slate-300 dark:ring-slate-700'}`}
             >
@@ -222,8 +230,11 @@ export function TaskList() {
         </EmptyState>
       ) : (
         <VirtualRows
+          // Another filter or search is another list, from its top.
+          key={`${filter} ${list?.query ?? ''}`}
           items={ids}
           rowHeight={ROW_HEIGHT}
+          onRange={askRows}
           testId="task-list"
           renderRow={(taskId) => <TaskRow taskId={taskId} tabStop={taskId === tabStop} />}
         />

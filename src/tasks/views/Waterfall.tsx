@@ -5,8 +5,7 @@ import { useSelection } from '../../state/selection';
 import { EmptyState } from '../../ui/Panel';
 import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
-import { useTasks } from '../tasks-store';
-import { taskSegments, timelineStart } from '../../tracker/timeline-model';
+import { useOverview } from '../tasks-store';
 import { formatMs } from '../../format/time';
 import { statusFill } from './StatusBadge';
 
@@ -24,19 +23,23 @@ const WaterfallRow = memo(function WaterfallRow({
   span: number;
   now: number;
 }) {
-  const task = useTasks((s) => s.tasks.get(taskId));
+  // A summary per task, not its record: the overview costs the page a few numbers per task.
+  const task = useOverview((s) => s.summaries.get(taskId));
   const select = useSelection((s) => s.select);
   if (!task) return null;
-  const { segments, start, end } = taskSegments(task, now);
+  const { start, shown } = task;
+  // A live task's bar runs to now, on the page's clock.
+  const end = task.live ? Math.max(now, task.end) : task.end;
+  const segments = task.live
+    ? task.segments.map((s, i, all) => (i === all.length - 1 ? { ...s, end } : s))
+    : task.segments;
   const pct = (at: number) => Math.min(100, Math.max(0, ((at - origin) / span) * 100));
-  const shown =
-    task.lifecycle === 'purged' || task.lifecycle === 'unknown' ? 'purged' : (task.status ?? 'working');
   return (
     <button
       type="button"
       onClick={() => select({ kind: 'task', taskId })}
       className="group relative block h-full w-full hover:bg-slate-100 dark:hover:bg-slate-800"
-      title={`${task.tool ?? 'task'} ${taskId} — ${shown}, ${formatMs(end - start)}`}
+      title={`${task.tool ?? 'task'} ${taskId} — ${shown}, ${formatMs(end - start)}${task.lastPollAt !== undefined ? `; last polled ${formatMs(Math.max(0, now - task.lastPollAt))} ago` : ''}`}
       aria-label={`Task ${taskId}, ${shown}`}
       data-testid="waterfall-bar"
       data-task-id={taskId}
@@ -65,10 +68,10 @@ const WaterfallRow = memo(function WaterfallRow({
  * virtualised, click a bar to open the task.
  */
 export function Waterfall() {
-  const order = useTasks((s) => s.order);
-  const origin = useTasks((s) => {
+  const order = useOverview((s) => s.order);
+  const origin = useOverview((s) => {
     let first = Infinity;
-    for (const task of s.tasks.values()) first = Math.min(first, timelineStart(task));
+    for (const task of s.summaries.values()) first = Math.min(first, task.start);
     return first;
   });
   // The axis moves once a second: rows (memoised on now and span) redraw then, not on every clock tick.
