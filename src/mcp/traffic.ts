@@ -95,12 +95,16 @@ export function isOmittedBody(message: unknown): message is { omitted: string } 
 /** How many unanswered requests the tap remembers for pairing; older ones are dropped, never kept for ever. */
 const MAX_PENDING = 5_000;
 
+const BEYOND_ASCII = /[\u0080-\uffff]/;
+
 /**
  * The length `text` has as UTF-8 (what TextEncoder would make of it, a lone surrogate as U+FFFD), counted
  * rather than encoded: every message of every poll is measured, and encoding it only to read the length made
  * a buffer per message (bench:ui profile).
  */
 export function utf8Length(text: string): number {
+  // Nearly every message is ASCII, one byte a character: the native scan settles it without a loop.
+  if (!BEYOND_ASCII.test(text)) return text.length;
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
