@@ -96,7 +96,19 @@ describe('guardedFetch', () => {
       result: { statusMessage: 'Grüße 😀' },
     });
     expect(await response.text()).toBe(new TextDecoder().decode(bytes));
+    expect(response.body).toBeNull();
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('hands on an answer the SDK can still cancel the body of, as it does for a 202', async () => {
+    const accepted: typeof fetch = async () =>
+      new Response(JSON.stringify({ jsonrpc: '2.0', id: 7, result: {} }), {
+        status: 202,
+        headers: { 'content-type': 'application/json' },
+      });
+    const response = await guardedFetch(accepted, new TrafficTap(), {})('http://r/mcp', rpc('tasks/get'));
+    await expect(Promise.resolve(response.body?.cancel())).resolves.toBeUndefined();
+    expect(response.status).toBe(202);
   });
 
   it('turns HTTP 429 into an error with its Retry-After', async () => {

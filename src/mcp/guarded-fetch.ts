@@ -378,8 +378,14 @@ export function guardedFetch(
     hooks.outcome?.(true);
     // Parsed once here; the SDK reads the same value rather than parsing the text again (bench:ui profile).
     // The answer goes on as it came, its body read: a new Response for it copied its headers on every poll.
-    Object.defineProperty(response, 'json', { value: () => Promise.resolve(parsed) });
-    Object.defineProperty(response, 'text', { value: () => Promise.resolve(text) });
+    // Its body shows as none, as that Response's did: the stream is spent and locked, and the SDK would fail
+    // cancelling it (it cancels the body of a 202).
+    Object.defineProperties(response, {
+      json: { value: () => Promise.resolve(parsed) },
+      text: { value: () => Promise.resolve(text) },
+      body: { value: null },
+      bodyUsed: { value: false },
+    });
     return response;
   };
 
