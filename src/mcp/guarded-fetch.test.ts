@@ -71,6 +71,46 @@ describe('guardedFetch', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('reads a chunked JSON answer whole, a character split across chunks included, and hands on its headers', async () => {
+    const bytes = new TextEncoder().encode(
+      JSON.stringify({ jsonrpc: '2.0', id: 7, result: { statusMessage: 'Grüße 😀' } }),
+    );
+    const cut = bytes.indexOf(0xf0) + 2;
+    const chunked: typeof fetch = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(bytes.subarray(0, cut));
+            controller.enqueue(bytes.subarray(cut));
+            controller.close();
+          },
+        }),
+        { status: 200, headers: { 'content-type': 'application/json', 'mcp-session-id': 's-1' } },
+      );
+    const response = await guardedFetch(chunked, new TrafficTap(), {})('http://r/mcp', rpc('tasks/get'));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('mcp-session-id')).toBe('s-1');
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { statusMessage: 'Grüße 😀' },
+    });
+    expect(await response.text()).toBe(new TextDecoder().decode(bytes));
+    expect(response.body).toBeNull();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('hands on an answer the SDK can still cancel the body of, as it does for a 202', async () => {
+    const accepted: typeof fetch = async () =>
+      new Response(JSON.stringify({ jsonrpc: '2.0', id: 7, result: {} }), {
+        status: 202,
+        headers: { 'content-type': 'application/json' },
+      });
+    const response = await guardedFetch(accepted, new TrafficTap(), {})('http://r/mcp', rpc('tasks/get'));
+    await expect(Promise.resolve(response.body?.cancel())).resolves.toBeUndefined();
+    expect(response.status).toBe(202);
+  });
+
   it('turns HTTP 429 into an error with its Retry-After', async () => {
     const busy: typeof fetch = async () =>
       new Response('slow down', { status: 429, headers: { 'retry-after': '4000' } });

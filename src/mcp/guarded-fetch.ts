@@ -47,6 +47,31 @@ function messagesOf(body: unknown): Sent[] {
 /** Any one answer larger than this is cut off with an error: a receiver must not fill the tab's memory. */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
+const tooLarge = () =>
+  new Error(`the receiver's answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MB and was cut off`);
+
+/**
+ * A body without a declared length as text, failing past MAX_ANSWER_BYTES. Read from its own reader: a poll's
+ * answer read through `capped` cost a second stream, a Response around it and a promise per chunk.
+ */
+async function readCapped(body: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let seen = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    seen += value.byteLength;
+    if (seen > MAX_ANSWER_BYTES) {
+      const error = tooLarge();
+      void reader.cancel(error).catch(() => undefined);
+      throw error;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
 /**
  * The body, failing past MAX_ANSWER_BYTES; `onEnd` runs when it ends normally, `onFail` when it breaks off
  * (cut here, or by the network), so whoever waits on an answer in it can stop waiting.
@@ -69,9 +94,7 @@ function capped(
         }
         seen += value.byteLength;
         if (seen > MAX_ANSWER_BYTES) {
-          const error = new Error(
-            `the receiver's answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MB and was cut off`,
-          );
+          const error = tooLarge();
           void reader.cancel(error).catch(() => undefined);
           onFail?.(error);
           controller.error(error);
@@ -323,9 +346,7 @@ export function guardedFetch(
     let text: string;
     try {
       // A declared length is enforced by fetch itself; only a chunked body needs counting on the way.
-      text = Number.isFinite(length)
-        ? await response.text()
-        : await new Response(capped(response.body)).text();
+      text = Number.isFinite(length) ? await response.text() : await readCapped(response.body);
     } catch (error) {
       const failure = overdue(error);
       hooks.outcome?.(false, failure);
@@ -356,14 +377,16 @@ export function guardedFetch(
     }
     hooks.outcome?.(true);
     // Parsed once here; the SDK reads the same value rather than parsing the text again (bench:ui profile).
-    const answer = new Response(null, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
+    // The answer goes on as it came, its body read: a new Response for it copied its headers on every poll.
+    // Its body shows as none, as that Response's did: the stream is spent and locked, and the SDK would fail
+    // cancelling it (it cancels the body of a 202).
+    Object.defineProperties(response, {
+      json: { value: () => Promise.resolve(parsed) },
+      text: { value: () => Promise.resolve(text) },
+      body: { value: null },
+      bodyUsed: { value: false },
     });
-    Object.defineProperty(answer, 'json', { value: () => Promise.resolve(parsed) });
-    Object.defineProperty(answer, 'text', { value: () => Promise.resolve(text) });
-    return answer;
+    return response;
   };
 
   return async (input, init) => {

@@ -4,6 +4,7 @@ import {
   TrafficTap,
   forTrafficLog,
   isOmittedBody,
+  utf8Length,
   type TrafficEvent,
 } from './traffic';
 
@@ -76,5 +77,29 @@ describe('isOmittedBody', () => {
     expect(isOmittedBody({ omitted: 3 })).toBe(false);
     expect(isOmittedBody([])).toBe(false);
     expect(isOmittedBody(null)).toBe(false);
+  });
+});
+
+describe('utf8Length', () => {
+  it('counts what TextEncoder would make: ASCII, two- and three-byte characters, pairs and lone surrogates', () => {
+    const encoder = new TextEncoder();
+    const samples = [
+      '',
+      'tasks/get',
+      'café',
+      '価格 ≥ 1 €',
+      'emoji 😀 and 𝄞',
+      'lone \ud800 high, lone \udc00 low, high at the end \ud83d',
+      '\udc00\ud800 reversed pair',
+      'a'.repeat(1000) + 'é😀',
+    ];
+    for (const text of samples) expect(utf8Length(text), text).toBe(encoder.encode(text).length);
+  });
+
+  it('gives the tap the size of a message as UTF-8 JSON', () => {
+    const tap = new TrafficTap();
+    const message = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { text: 'Grüße 😀' } };
+    const event = tap.record('out', message);
+    expect(event.bytes).toBe(new TextEncoder().encode(JSON.stringify(message)).length);
   });
 });

@@ -13,6 +13,12 @@ export interface BearerSession {
   stepUp(challenge: Challenge, signal: AbortSignal | null | undefined): Promise<boolean>;
 }
 
+function withBearer(init: RequestInit | undefined, token: string): RequestInit {
+  const headers = new Headers(init?.headers);
+  headers.set('Authorization', `Bearer ${token}`);
+  return { ...init, headers };
+}
+
 /**
  * The fetch under an MCP session: the token on every request, a refresh before it runs out and after a 401
  * (the request waits and goes again once), a step-up on 403 insufficient_scope (the request waits for the
@@ -24,9 +30,9 @@ export function authorizedFetch(session: BearerSession, inner: typeof fetch): ty
     let steppedUp = false;
     for (;;) {
       const token = await session.tokenToSend();
-      const headers = new Headers(init?.headers);
-      if (token) headers.set('Authorization', `Bearer ${token}`);
-      const response = await inner(input, { ...init, headers });
+      // Every connection offers a sign-in, so most requests have no token: those go on as they came rather
+      // than with their headers copied, once per poll (bench:ui profile).
+      const response = await inner(input, token ? withBearer(init, token) : init);
       if (response.status !== 401 && response.status !== 403) return response;
       const challenge = readChallenge(response);
       if (response.status === 401) {
