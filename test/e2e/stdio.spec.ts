@@ -47,11 +47,16 @@ test('Restart starts the command again and reconnects; the task live in the old 
   await expect(page.getByTestId('stdio-state')).toHaveText(/^running · pid \d+$/);
   const before = await pidOf(await page.getByTestId('stdio-state').textContent());
 
+  // The ambiguous query waits for the person's answer (up to a minute): live for as long as the test needs it,
+  // where the plain one can be over (4 s) before a loaded machine has restarted the process.
   await page.getByTestId('tool-simulate-research-query').click();
   await page.locator('#arg-topic').fill('restarts');
+  await page.locator('#arg-ambiguous').check();
   await page.getByRole('button', { name: 'Run as task' }).click();
   const detail = page.getByTestId('task-detail');
-  await expect(detail.getByTestId('status-message')).toContainText(/Gathering sources|Analyzing content/);
+  await expect(detail.getByTestId('elicitation-form')).toContainText('could have multiple interpretations', {
+    timeout: 20_000,
+  });
 
   await page.getByTestId('stdio-restart').click();
   await expect(page.getByTestId('stdio-state')).toHaveText(/^running · pid \d+$/);
