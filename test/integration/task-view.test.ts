@@ -1,20 +1,21 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ToolInfo } from '../../src/mcp';
 import type { Batch } from '../../src/engine/messages';
 import type { TaskListWindow, TaskViewRequest } from '../../src/engine/task-view';
-import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';
+import { demoFor, stopAfterEach } from '../helpers/cleanups';
 import { waitFor } from '../helpers/wait';
 import { engineOverChannel } from '../helpers/engine-channel';
 
 const settings = { paused: false, minPollIntervalMs: 0 };
-let receiver: RunningReceiver | undefined;
-let engine: ReturnType<typeof engineOverChannel> | undefined;
+const later = stopAfterEach();
 
-afterEach(async () => {
-  await engine?.close();
-  await receiver?.close();
-  engine = receiver = undefined;
-});
+/** The demo receiver and an engine over a real MessageChannel, both stopped after the test. */
+async function started() {
+  const receiver = await demoFor(later);
+  const engine = engineOverChannel();
+  later(engine.close);
+  return { url: receiver.url, e: engine };
+}
 
 const view = (change: Partial<TaskViewRequest>): TaskViewRequest => ({
   all: false,
@@ -60,10 +61,8 @@ async function fourTasks(
 
 describe('the page holds what it shows of the tasks', () => {
   it('records cross for the rows asked for and the open task; scrolling brings the next rows before its reply', async () => {
-    receiver = await startDemoReceiver();
-    engine = engineOverChannel();
-    const e = engine;
-    const four = await fourTasks(e, receiver.url);
+    const { url, e } = await started();
+    const four = await fourTasks(e, url);
     const [a, b, c, d] = four.ids;
     // Newest first: the first two rows are the last two tasks run.
     expect(lastList(e.batches)).toMatchObject({ total: 4, start: 0, ids: [d, c] });
@@ -96,10 +95,8 @@ describe('the page holds what it shows of the tasks', () => {
   });
 
   it('filters, searches and counts in the engine; every record for the report card, in the tracker’s order', async () => {
-    receiver = await startDemoReceiver();
-    engine = engineOverChannel();
-    const e = engine;
-    const { ids } = await fourTasks(e, receiver.url);
+    const { url, e } = await started();
+    const { ids } = await fourTasks(e, url);
     await e.bridge.request({ type: 'taskView', view: view({ filter: 'working' }) });
     expect(lastList(e.batches)).toMatchObject({ filter: 'working', total: 0, ids: [] });
     expect(held(e)).toEqual([]);
@@ -113,10 +110,8 @@ describe('the page holds what it shows of the tasks', () => {
   });
 
   it('the overview gets a summary per task, not its record', async () => {
-    receiver = await startDemoReceiver();
-    engine = engineOverChannel();
-    const e = engine;
-    const { ids } = await fourTasks(e, receiver.url);
+    const { url, e } = await started();
+    const { ids } = await fourTasks(e, url);
     const from = e.batches.length;
     await e.bridge.request({ type: 'taskView', view: view({ overview: true }) });
     const overview = e.batches.slice(from).find((batch) => batch.overview)?.overview;
