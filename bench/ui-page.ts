@@ -129,10 +129,18 @@ export async function clickToDetail({
   const shownId = () =>
     document.querySelector('[data-testid=task-detail] [data-testid=task-id]')?.textContent?.trim() ?? '';
   const clicked = new Set<string>();
+  const key = (row: HTMLElement) => row.dataset.taskId ?? row.textContent ?? '';
+  const candidatesNow = () =>
+    Array.from(document.querySelectorAll<HTMLElement>('[data-testid=task-row]')).filter(
+      (row) => !clicked.has(key(row)) && key(row) !== shownId(),
+    );
   for (let k = 0; k < count; k++) {
-    const rows = Array.from(document.querySelectorAll<HTMLElement>('[data-testid=task-row]'));
-    const key = (row: HTMLElement) => row.dataset.taskId ?? row.textContent ?? '';
-    const candidates = rows.filter((row) => !clicked.has(key(row)) && key(row) !== shownId());
+    // Rows scrolled into view come from the engine a frame or two later: a person clicks one once it shows.
+    let candidates = candidatesNow();
+    for (let waited = 0; candidates.length === 0 && waited < timeoutMs; waited += 16) {
+      await new Promise((r) => requestAnimationFrame(() => r(null)));
+      candidates = candidatesNow();
+    }
     const row = candidates[Math.min(candidates.length - 1, k * 2)];
     if (!row) {
       result.failed++;
