@@ -29,22 +29,8 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
   /** The connection the page's task records belong to; a batch for another one starts them afresh. */
   let tasksConnection = 0;
 
-  const applyOne = (batch: Batch) => {
-    // A replay seeking starts a new connection id: what the one before it still sends is not shown.
-    const replayId = useReplay.getState().connectionId;
-    if (replayId !== undefined && batch.connectionId !== replayId) return;
-    // Traffic and the inbox are the page's record of every connection; the rest is the current one's.
-    applyTrafficBatch(batch);
-    if (batch.inbox.length > 0) useInbox.getState().apply(batch.inbox);
-    const connection = useConnection.getState();
-    if (batch.connectionId === 0 || batch.connectionId !== connection.id) return;
-    if (tasksConnection !== batch.connectionId) {
-      const previous = tasksConnection;
-      tasksConnection = batch.connectionId;
-      startPageRecords('all');
-      if (previous) queryClient.removeQueries({ queryKey: queryKeys.connection(previous) });
-    }
-    if (batch.replay) useReplay.setState({ news: batch.replay });
+  /** What the page holds of the tasks it shows: records, the list's window, the overview, snapshots, results. */
+  const applyTaskParts = (batch: Batch) => {
     if (batch.tasks) applyTaskChanges(tasksStore, batch.tasks);
     // A task out of view takes its snapshot and result with it; they come again with it.
     for (const taskId of batch.tasks?.removed ?? [])
@@ -55,6 +41,31 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
       queryClient.setQueryData(queryKeys.task(batch.connectionId, taskId), snapshot);
     for (const [taskId, result] of batch.results)
       queryClient.setQueryData(queryKeys.taskResult(batch.connectionId, taskId), result);
+  };
+
+  const applyOne = (batch: Batch) => {
+    // A replay seeking starts a new connection id: what the one before it still sends is not shown.
+    const replayId = useReplay.getState().connectionId;
+    if (replayId !== undefined && batch.connectionId !== replayId) return;
+    // Traffic and the inbox are the page's record of every connection; the rest is the current one's.
+    applyTrafficBatch(batch);
+    if (batch.inbox.length > 0) useInbox.getState().apply(batch.inbox);
+    const connection = useConnection.getState();
+    if (batch.connectionId === 0) return;
+    // After Disconnect the page's records still belong to the closed connection: the engine keeps serving its
+    // tasks to the page's list, filter and detail until the next connection starts.
+    if (batch.connectionId !== connection.id) {
+      if (batch.connectionId === tasksConnection) applyTaskParts(batch);
+      return;
+    }
+    if (tasksConnection !== batch.connectionId) {
+      const previous = tasksConnection;
+      tasksConnection = batch.connectionId;
+      startPageRecords('all');
+      if (previous) queryClient.removeQueries({ queryKey: queryKeys.connection(previous) });
+    }
+    if (batch.replay) useReplay.setState({ news: batch.replay });
+    applyTaskParts(batch);
     if (batch.listStatus) useTaskListStatus.setState(batch.listStatus, true);
     if (batch.polling) usePollingHealth.setState({ health: batch.polling });
     if (batch.refused) useInbox.setState({ refused: batch.refused });

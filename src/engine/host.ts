@@ -23,7 +23,7 @@ import { CONNECTIONS_PER_ORIGIN, diagnose, watchConnection } from './connection/
 import { HistoryDb } from './history';
 import { HistoryLink } from './history/link';
 import { stillAway, type ConnectCommand, type Connection } from './connection/connection';
-import { openConnection, takeTaskParts } from './connection/open';
+import { adoptWaiting, openConnection, takeTaskParts } from './connection/open';
 import { OutageRecovery } from './connection/outage';
 import { SignIns } from './connection/sign-ins';
 import { resend } from './calls';
@@ -55,6 +55,8 @@ export interface HostOptions {
  */
 export class EngineHost {
   private current: Connection | null = null;
+  /** The connection Disconnect closed: the page still scrolls, filters and opens its tasks until the next one. */
+  private closed: Connection | null = null;
   private connectSeq = 0;
   /** Every connection's tap numbers from this one counter: the page's log holds them all. */
   private readonly trafficSeqs: TrafficSeqCounter = { last: 0 };
@@ -82,7 +84,9 @@ export class EngineHost {
   ) {
     this.outbox = new Outbox(post, {
       takeTaskParts: (view) =>
-        this.replays.active ? this.replays.takeTaskParts(view) : takeTaskParts(this.current, view),
+        this.replays.active
+          ? this.replays.takeTaskParts(view)
+          : takeTaskParts(this.current ?? this.closed, view),
       taskCount: () =>
         this.replays.active
           ? this.replays.taskCount()
@@ -93,6 +97,7 @@ export class EngineHost {
       async () => {
         this.connectSeq++;
         await this.closeCurrent(false);
+        this.forgetClosed();
       },
       options.replay,
     );
@@ -258,7 +263,7 @@ export class EngineHost {
     if (conn.knownEra === undefined) conn.detectedBy = detectedBy;
     conn.knownEra = session.era;
     conn.tracker.sessionReady(ended);
-    this.adoptWaiting(conn, session);
+    adoptWaiting(conn, session);
     const server = session.describeServer();
     const support = conn.api.support;
     const wasDown = conn.health.status !== 'connecting';
@@ -284,22 +289,6 @@ export class EngineHost {
         conn.tracker.track(follow, { origin: 'manual' });
     })();
     return { ok: true, server, support, sessionId: session.sessionId, resumed: session.resumed };
-  }
-
-  /** After a reload into the same session, the questions still waiting there can be answered again. */
-  private adoptWaiting(conn: Connection, session: ReceiverSession): void {
-    const waiting = conn.waitingFromHistory;
-    conn.waitingFromHistory = [];
-    if (!session.resumed) return;
-    const tasks = conn.tracker.store.getState().tasks;
-    for (const request of waiting) {
-      const task = request.relatedTaskId ? tasks.get(request.relatedTaskId) : undefined;
-      if (task?.lifecycle !== 'live' || task.sessionId !== session.sessionId) continue;
-      conn.people.adopt(
-        request,
-        (reply) => void session.respond(request.requestId, reply).catch(() => undefined),
-      );
-    }
   }
 
   private fetchFor(conn: Connection): typeof fetch | undefined {
@@ -352,8 +341,14 @@ export class EngineHost {
       news: (c, news) => this.news(c, news),
       isCurrent: (c) => this.current === c,
     });
+    this.forgetClosed();
     this.current = conn;
     return conn;
+  }
+
+  private forgetClosed(): void {
+    this.closed?.queryClient.clear();
+    this.closed = null;
   }
 
   /**
@@ -382,7 +377,10 @@ export class EngineHost {
     conn.api.dispose();
     conn.scheduler.close();
     conn.people.dropAll();
-    conn.queryClient.clear();
+    // Its records, snapshots and results stay readable (not polled) for the page's views until the next
+    // connection or replay.
+    this.forgetClosed();
+    this.closed = conn;
     // What was waiting for the page belongs to this connection: the next one starts clean.
     this.outbox.forgetConnection();
     conn.holder.set(null);

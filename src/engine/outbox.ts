@@ -19,7 +19,7 @@ const MAX_PENDING_INBOX = 1000;
 const MANY_TASKS = 200;
 const BUSY_BATCH_GAP_MS = 100;
 
-/** The current connection's part of a batch: task records, snapshots and results that changed. */
+/** The connection's part of a batch, of what the page shows: records, the list's window, overview, snapshots, results. */
 export type TaskParts = Pick<
   Batch,
   'connectionId' | 'tasks' | 'snapshots' | 'results' | 'taskList' | 'overview'

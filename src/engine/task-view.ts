@@ -35,7 +35,7 @@ export const WHOLE_VIEW: TaskViewRequest = {
 export interface TaskListWindow {
   /** The page holds every task's record (the request's `all`). */
   all: boolean;
-  /** The open task the page holds, if the engine tracks it: the request's `detail`, answered. */
+  /** The request's open task, answered: its record came with this batch if the engine has one. */
   detail?: string;
   filter: ListFilter;
   query: string;
@@ -87,7 +87,7 @@ const sameCounts = (a: TaskListWindow['counts'], b: TaskListWindow['counts']) =>
   return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 };
 
-/** The list's window for a request, and whether it differs from what the page was sent last. */
+/** The list's window for a request: its filter's ids, newest first, cut to the rows asked for, and the counts. */
 export function listWindow(state: TasksState, request: TaskViewRequest): TaskListWindow {
   const ids = visibleTaskIds(state, request.filter, request.query);
   return {

@@ -4,6 +4,7 @@ import type { EngineBridge } from '../bridge/engine-bridge';
 import type { TaskViewRequest } from '../engine/task-view';
 import type { ListFilter } from '../tracker/list-filter';
 import { useSelection } from '../state/selection';
+import { forgetOverview } from './tasks-store';
 
 /** Rows asked for before the list has measured itself: more than a tall screen holds. */
 export const FIRST_ROWS = 80;
@@ -46,16 +47,23 @@ function currentRequest(): TaskViewRequest {
 
 let engine: EngineBridge | undefined;
 let lastSent = '';
+/** The last request's reply: a reader asking for the same view waits for it too. */
+let answered: Promise<null> = Promise.resolve(null);
 let queued = false;
+let overviewAsked = false;
 
 /** Sends the request if it changed; its reply comes after the batch that brings what it asked for. */
 function send(): Promise<null> {
   queued = false;
   const request = currentRequest();
   const key = JSON.stringify(request);
-  if (!engine || key === lastSent) return Promise.resolve(null);
+  if (!engine || key === lastSent) return answered;
+  // Closed, the overview's summaries are let go on both sides; the next opening starts afresh.
+  if (!request.overview && overviewAsked) forgetOverview();
+  overviewAsked = request.overview;
   lastSent = key;
-  return engine.request({ type: 'taskView', view: request });
+  answered = engine.request({ type: 'taskView', view: request }).catch(() => null);
+  return answered;
 }
 
 /** Many changes in one task (a scroll and a selection) make one request. */
@@ -72,6 +80,7 @@ function sendSoon(): void {
 export function startTaskView(bridge: EngineBridge): () => void {
   engine = bridge;
   lastSent = '';
+  answered = Promise.resolve(null);
   // At once, so that the connect that follows sends the page its rows, not every record.
   void send();
   const stopAsk = useListAsk.subscribe(sendSoon);
@@ -104,7 +113,9 @@ export function useEveryTask(): void {
 
 /** Asks for the list under a filter and a search; the list follows once the engine's rows have come. */
 export function askList(change: Partial<Pick<ListAsk, 'filter' | 'query'>>): void {
-  // A new filter starts at the top, where the list scrolls back to.
+  const ask = useListAsk.getState();
+  if ((change.filter ?? ask.filter) === ask.filter && (change.query ?? ask.query) === ask.query) return;
+  // A new filter starts at the top, where the list scrolls back to (the list reports its rows again if not).
   useListAsk.setState((s) => ({ ...change, start: 0, end: Math.max(FIRST_ROWS, s.end - s.start) }));
 }
 

@@ -28,8 +28,18 @@ export function applyOverview(changes: OverviewChanges): void {
   useOverview.setState((state) => {
     const summaries = changes.sync ? new Map<string, TaskSummary>() : new Map(state.summaries);
     for (const summary of changes.changed) summaries.set(summary.taskId, summary);
+    // Tasks forgotten (Clear) leave the order: their summaries go too, so the axis no longer starts at them.
+    if (changes.order && summaries.size > changes.order.length) {
+      const kept = new Set(changes.order);
+      for (const taskId of summaries.keys()) if (!kept.has(taskId)) summaries.delete(taskId);
+    }
     return { order: changes.order ?? state.order, summaries };
   });
+}
+
+/** The overview closed: the engine stops sending its summaries, and the next opening starts afresh. */
+export function forgetOverview(): void {
+  useOverview.setState({ order: [], summaries: new Map() });
 }
 
 /** How the last tasks/list went, for the refresh button and its error line. */
@@ -50,7 +60,7 @@ export function resetTaskRecords(): void {
     untrackedSeen: 0,
   });
   useTaskList.setState({ list: undefined });
-  useOverview.setState({ order: [], summaries: new Map() });
+  forgetOverview();
   useTaskListStatus.setState({
     loading: false,
     lastSyncedAt: undefined,

@@ -14,7 +14,7 @@ export function filterKeys(task: TrackedTask): Exclude<ListFilter, 'all'>[] {
   return task.status && isTerminal(task.status) ? [task.status, 'purged'] : ['purged'];
 }
 
-/** The ids the list shows, newest first. A fresh array each call: read it through a shallow selector. */
+/** The ids the list shows, newest first (computed in the Worker for the page's filter and search). */
 export function visibleTaskIds(state: TasksState, filter: ListFilter, query: string): string[] {
   const q = query.trim().toLowerCase();
   const ids: string[] = [];

@@ -33,7 +33,7 @@ export function VirtualRows<T>({
   focusTarget?: (row: HTMLElement) => HTMLElement | null;
   /** Attributes and handlers for the scrolling element (a role, scroll and wheel handlers). */
   scrollProps?: HTMLAttributes<HTMLDivElement>;
-  /** The rows drawn (overscan included) moved: first and last index. */
+  /** The rows drawn (overscan included): first and last index, when they or the items change. */
   onRange?: (first: number, last: number) => void;
 }) {
   const ownRef = useRef<HTMLDivElement | null>(null);
@@ -60,9 +60,10 @@ export function VirtualRows<T>({
   const drawn = virtualizer.getVirtualItems();
   const first = drawn[0]?.index ?? 0;
   const last = drawn.at(-1)?.index ?? -1;
+  // Also when the items change: a list that was asked for other rows meanwhile hears which ones are drawn.
   useEffect(() => {
     if (last >= first) onRange?.(first, last);
-  }, [first, last, onRange]);
+  }, [first, last, onRange, items]);
 
   return (
     <div ref={setParent} className="min-h-0 flex-1 overflow-y-auto" data-testid={testId} {...scrollProps}>

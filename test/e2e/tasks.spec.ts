@@ -97,6 +97,15 @@ test('the task list filters by status and searches by tool; tasks keep polling o
   await page.getByLabel('Search tasks').fill('slow');
   await expect(page.getByTestId('task-row')).toHaveCount(1);
   await expect(page.getByTestId('task-row')).toContainText('slow_job');
+  // Disconnected, what was seen stays: the engine still filters and searches the closed connection's tasks.
+  await expect(page.getByTestId('task-row')).toContainText('completed');
+  await page.getByRole('button', { name: 'Disconnect' }).click();
+  await expect(page.getByTestId('connection-status')).toHaveText('Disconnected');
+  await page.getByLabel('Search tasks').fill('');
+  await expect(page.getByTestId('task-row')).toHaveCount(2);
+  await failed.click();
+  await expect(page.getByTestId('task-row')).toHaveCount(1);
+  await expect(page.getByTestId('task-row')).toContainText('flaky_job');
 });
 
 test('a forbidden tool cannot run as a task, and says why', async ({ page }) => {

@@ -123,4 +123,22 @@ describe('the page holds what it shows of the tasks', () => {
     expect(summary?.lastPollAt).toBeGreaterThan(0);
     expect(summary).not.toHaveProperty('entries');
   });
+
+  it('after Disconnect the closed connection’s tasks still answer the page’s views, until the next connection', async () => {
+    const { url, e } = await started();
+    const { ids } = await fourTasks(e, url);
+    const [a, b] = ids;
+    await e.bridge.request({ type: 'disconnect' });
+    await e.bridge.request({ type: 'taskView', view: view({ start: 2, end: 4, detail: ids[3] }) });
+    expect(lastList(e.batches)).toMatchObject({ total: 4, start: 2, ids: [b, a] });
+    expect(held(e)).toEqual([a, b, ids[3]].sort());
+    expect(e.batches.findLast((batch) => batch.results.length > 0)?.results.map(([id]) => id)).toEqual(
+      expect.arrayContaining([a, b]),
+    );
+    // A new connection's tasks replace them.
+    const again = await e.bridge.request({ type: 'connect', connectionId: 2, url, headers: {}, settings });
+    expect(again.ok).toBe(true);
+    await e.bridge.request({ type: 'taskView', view: view({}) });
+    expect(e.batches.findLast((batch) => batch.taskList)?.connectionId).toBe(2);
+  });
 });

@@ -3,6 +3,7 @@ import {
   SessionHolder,
   TrafficTap,
   forTrafficLog,
+  type ReceiverSession,
   type TrafficSeqCounter,
 } from '../../mcp';
 import { createQueryClient } from '../../tracker/queries';
@@ -144,8 +145,24 @@ function pollingHealth(conn: Connection): PollingHealth {
   return { ...conn.scheduler.stats(), liveTasks, demandPerSecond };
 }
 
-/** The current connection's changes for the next batch: task records, snapshots, results. */
+/** The connection's changes for the next batch, of what the page shows (engine/task-view.ts). */
 export function takeTaskParts(conn: Connection | null, view: PageTaskView): TaskParts {
   if (!conn) return { connectionId: 0, snapshots: [], results: [] };
   return conn.marks.take(conn.tracker, conn.queryClient, conn.id, view, Date.now());
+}
+
+/** After a reload into the same session, the questions still waiting there can be answered again. */
+export function adoptWaiting(conn: Connection, session: ReceiverSession): void {
+  const waiting = conn.waitingFromHistory;
+  conn.waitingFromHistory = [];
+  if (!session.resumed) return;
+  const tasks = conn.tracker.store.getState().tasks;
+  for (const request of waiting) {
+    const task = request.relatedTaskId ? tasks.get(request.relatedTaskId) : undefined;
+    if (task?.lifecycle !== 'live' || task.sessionId !== session.sessionId) continue;
+    conn.people.adopt(
+      request,
+      (reply) => void session.respond(request.requestId, reply).catch(() => undefined),
+    );
+  }
 }
