@@ -4,6 +4,13 @@ import type { Command, InboxEvent, InboxRequest } from './messages';
 /** Receiver requests waiting for a person at once; more are refused at once, so a flood cannot fill the page. */
 const MAX_WAITING_FOR_PERSON = 50;
 
+/**
+ * Refusals answered per turn of the event loop. Each answer is a POST, and starting a request costs a Worker
+ * milliseconds (bench:ui's profile): answered all at once, a flood of 1,000 requests held the Worker for
+ * seconds, and the batch telling the page of the 50 that wait (and of the refusals) waited behind them.
+ */
+const REFUSALS_PER_TURN = 10;
+
 /** A refusal the SDK sends back as a JSON-RPC error with this code. */
 class CodedError extends Error {
   constructor(
@@ -31,6 +38,9 @@ export class PersonRequests {
   private readonly waiters = new Map<string, Waiter>();
   private seq = 0;
   private refusedCount = 0;
+  /** Refusals decided but not yet answered, answered a few per turn (`REFUSALS_PER_TURN`). */
+  private refusals: Array<() => void> = [];
+  private refusalTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly connectionId: number,
@@ -49,7 +59,11 @@ export class PersonRequests {
         this.events.refused(
           `${this.refusedCount} ${request.method} requests refused: ${MAX_WAITING_FOR_PERSON} already wait for a person`,
         );
-        reject(new CodedError(`Too many requests waiting for a person (${MAX_WAITING_FOR_PERSON})`, -32603));
+        const refusal = new CodedError(
+          `Too many requests waiting for a person (${MAX_WAITING_FOR_PERSON})`,
+          -32603,
+        );
+        this.refuseSoon(() => reject(refusal));
         return;
       }
       const item: InboxRequest = {
@@ -107,8 +121,26 @@ export class PersonRequests {
     return true;
   }
 
+  /**
+   * Queues a refusal's answer. One timer at a time, chained: whatever else reaches the Worker meanwhile (the
+   * page taking a batch, a poll's answer) gets its turn between two handfuls of refusals.
+   */
+  private refuseSoon(answer: () => void): void {
+    this.refusals.push(answer);
+    this.refusalTimer ??= setTimeout(this.answerRefusals, 0);
+  }
+
+  private readonly answerRefusals = () => {
+    const now = this.refusals.splice(0, REFUSALS_PER_TURN);
+    this.refusalTimer = this.refusals.length > 0 ? setTimeout(this.answerRefusals, 0) : undefined;
+    for (const answer of now) answer();
+  };
+
   /** The connection closed: whatever still waits can no longer be answered. */
   dropAll(): void {
+    clearTimeout(this.refusalTimer);
+    this.refusalTimer = undefined;
+    for (const answer of this.refusals.splice(0)) answer();
     for (const [key, waiter] of this.waiters) {
       this.events.inbox({ kind: 'settled', key, state: 'cancelled', outcome: 'connection closed' });
       waiter.reject(new Error('connection closed'));
