@@ -8,6 +8,7 @@ import {
   rememberSession,
   storedSession,
   type ClaimChannel,
+  type ClaimLocks,
 } from './session-claim';
 import { MemoryStorage } from '../../test/helpers/memory-storage';
 
@@ -265,5 +266,77 @@ describe('SessionClaims over a BroadcastChannel', () => {
     await vi.advanceTimersByTimeAsync(150);
     expect(await claim).toBe(true);
     real.close();
+  });
+});
+
+/**
+ * Web Locks as the browser keeps them, for Node (which has none): a named lock has one holder at a time, a
+ * request waits for it until its signal aborts. The browser's own locks are met in the e2e (live.spec).
+ */
+class BrowserLocks implements ClaimLocks {
+  private readonly holders = new Set<string>();
+  private readonly waiting = new Map<string, Array<() => void>>();
+
+  async request(name: string, options: { signal: AbortSignal }, callback: () => Promise<void>) {
+    while (this.holders.has(name)) {
+      await new Promise<void>((resolve, reject) => {
+        const queue = this.waiting.get(name) ?? [];
+        queue.push(resolve);
+        this.waiting.set(name, queue);
+        options.signal.addEventListener('abort', () => reject(options.signal.reason as Error));
+      });
+    }
+    this.holders.add(name);
+    try {
+      await callback();
+    } finally {
+      this.holders.delete(name);
+      for (const wake of this.waiting.get(name)?.splice(0) ?? []) wake();
+    }
+  }
+}
+
+describe('SessionClaims over Web Locks', () => {
+  const locks = new BrowserLocks();
+  const open: SessionClaims[] = [];
+  afterEach(() => {
+    for (const claims of open.splice(0)) claims.close();
+  });
+  /** A tab: no channel, so only the locks can turn a claim away. */
+  const tab = () => {
+    const claims = new SessionClaims({ locks, channel: () => null, lockWaitMs: 50 });
+    open.push(claims);
+    return claims;
+  };
+
+  it('a tab holding a session keeps it from a duplicated tab until it lets go, whatever it is busy with', async () => {
+    const first = tab();
+    const second = tab();
+    expect(await first.claim(A, 's1')).toBe(true);
+    // The holder answers nothing itself: the lock turns the second tab away when its wait runs out.
+    expect(await second.claim(A, 's1')).toBe(false);
+    expect(second.holds(A)).toBeUndefined();
+    expect(await second.claim(A, 's2')).toBe(true);
+    first.release(A);
+    expect(await second.claim(A, 's1')).toBe(true);
+    expect(second.holds(A)).toBe('s1');
+  });
+
+  it('a reloaded page gets the session its predecessor lets go of while it waits', async () => {
+    const before = tab();
+    before.hold(A, 'opened-here');
+    // hold() takes its lock a moment later: held once another tab is turned away.
+    await vi.waitFor(async () => expect(await tab().claim(A, 'opened-here')).toBe(false));
+    const after = tab();
+    const claim = after.claim(A, 'opened-here');
+    before.close();
+    expect(await claim).toBe(true);
+  });
+
+  it('a session released before its lock came is not held', async () => {
+    const first = tab();
+    first.hold(A, 's1');
+    first.release(A);
+    expect(await tab().claim(A, 's1')).toBe(true);
   });
 });

@@ -128,11 +128,29 @@ export interface ClaimChannel {
   close(): void;
 }
 
+/** The part of the Web Locks API that claims use. */
+export interface ClaimLocks {
+  request(name: string, options: { signal: AbortSignal }, callback: () => Promise<void>): Promise<unknown>;
+}
+
 export interface SessionClaimsOptions {
   /** Returns the channel to the other tabs, or null when there is none (then every claim succeeds). */
   channel?: (name: string) => ClaimChannel | null;
   timeoutMs?: number;
+  /**
+   * The browser's Web Locks (navigator.locks, in secure contexts such as localhost), or null to claim over the
+   * channel alone. With locks, a session is held as a lock for as long as this tab holds it.
+   */
+  locks?: ClaimLocks | null;
+  /** With locks: how long a claim waits for the lock (a reloaded page's predecessor lets go in milliseconds). */
+  lockWaitMs?: number;
 }
+
+function defaultLocks(): ClaimLocks | null {
+  return typeof navigator !== 'undefined' && navigator.locks ? navigator.locks : null;
+}
+
+const lockName = (url: string, sessionId: string) => `taskscope-session ${url} ${sessionId}`;
 
 function defaultChannel(name: string): ClaimChannel | null {
   if (typeof BroadcastChannel !== 'function') return null;
@@ -171,9 +189,18 @@ interface PendingClaim {
  * Which tab owns which receiver session. sessionStorage is per tab, but a duplicated tab starts with a copy
  * of it, so two tabs could resume one Mcp-Session-Id and answer each other's requests; a tab must claim a
  * stored session before resuming it. One instance per page.
+ *
+ * Where the browser has Web Locks, a held session is a lock: the browser answers a claim whatever the holding
+ * tab is doing. Asking over the channel instead needs the holder's main thread to answer within the claim's
+ * wait, and a holder busy drawing a thousand tasks missed it (e2e, on a loaded machine): the duplicated tab
+ * then took the session. The channel stays for pages without locks (plain http off localhost).
  */
 export class SessionClaims {
   private readonly channel: ClaimChannel | null;
+  private readonly locks: ClaimLocks | null;
+  private readonly lockWaitMs: number;
+  /** url → lets go of the lock on the session held there. */
+  private readonly lockReleases = new Map<string, () => void>();
   private readonly timeoutMs: number;
   /** url → the session this tab holds there. */
   private readonly held = new Map<string, string>();
@@ -185,6 +212,8 @@ export class SessionClaims {
 
   constructor(options: SessionClaimsOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 150;
+    this.locks = options.locks === undefined ? defaultLocks() : options.locks;
+    this.lockWaitMs = options.lockWaitMs ?? 1500;
     this.channel = (options.channel ?? defaultChannel)(CLAIM_CHANNEL);
     this.channel?.addEventListener('message', (event) => this.receive(event.data));
   }
@@ -192,6 +221,7 @@ export class SessionClaims {
   /** True when no other tab holds this session, so this tab may resume it (and now holds it). */
   claim(url: string, sessionId: string): Promise<boolean> {
     if (this.held.get(url) === sessionId) return Promise.resolve(true);
+    if (this.locks && !this.closed) return this.lock(this.locks, url, sessionId);
     if (!this.channel || this.closed) {
       this.held.set(url, sessionId);
       return Promise.resolve(true);
@@ -228,13 +258,43 @@ export class SessionClaims {
     });
   }
 
+  /**
+   * Takes the session's lock, waiting up to `lockWaitMs` for another holder to let go; true once held. The lock
+   * is kept (its callback's promise pending) until `release` or the page goes.
+   */
+  private lock(locks: ClaimLocks, url: string, sessionId: string, holding = false): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      locks
+        .request(lockName(url, sessionId), { signal: AbortSignal.timeout(this.lockWaitMs) }, () => {
+          // Closed, or (for a held session) released or replaced while the lock was on its way.
+          if (this.closed || (holding && this.held.get(url) !== sessionId)) {
+            resolve(false);
+            return Promise.resolve();
+          }
+          this.releaseLock(url);
+          this.held.set(url, sessionId);
+          resolve(true);
+          return new Promise<void>((letGo) => this.lockReleases.set(url, letGo));
+        })
+        .catch(() => resolve(false));
+    });
+  }
+
+  private releaseLock(url: string) {
+    this.lockReleases.get(url)?.();
+    this.lockReleases.delete(url);
+  }
+
   /** Holds a session this tab opened itself, so other tabs that find it in their copied storage keep off. */
   hold(url: string, sessionId: string): void {
     this.held.set(url, sessionId);
+    // A session just opened is nobody else's: its lock is free at once.
+    if (this.locks && !this.closed) void this.lock(this.locks, url, sessionId, true);
   }
 
   release(url: string): void {
     this.held.delete(url);
+    this.releaseLock(url);
   }
 
   holds(url: string): string | undefined {
@@ -246,6 +306,7 @@ export class SessionClaims {
     this.closed = true;
     // No answer can come any more; what was asked so far went unanswered.
     for (const claim of [...this.pending.values()]) claim.settle(true);
+    for (const url of [...this.lockReleases.keys()]) this.releaseLock(url);
     this.channel?.close();
   }
 
