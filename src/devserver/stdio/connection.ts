@@ -59,6 +59,10 @@ export class BridgeConnection {
   child: StdioChild | undefined;
   /** The 2025-11-25 session this process serves, from its initialize on; a stdio server has one at a time. */
   sessionId: string | undefined;
+  /**
+   * When a page last used the process: a request came, or an answer or stream ended. Idle time counts from the
+   * end of use, not its start — an initialize slower than the idle time (npx fetching a package) is not idle.
+   */
   lastUsed = Date.now();
   private readonly pending = new Map<string, Pending>();
   private getStream: Outlet | undefined;
@@ -119,6 +123,7 @@ export class BridgeConnection {
     });
     outlet.onClose(() => {
       if (this.pending.get(key)?.outlet === outlet) this.pending.delete(key);
+      this.lastUsed = Date.now();
     });
     if (outlet.mode === 'sse') this.flushQueue(outlet);
     if (!this.child?.send(message)) this.answerUnsent(id, outlet);
@@ -135,6 +140,7 @@ export class BridgeConnection {
     this.getStream = outlet;
     outlet.onClose(() => {
       if (this.getStream === outlet) this.getStream = undefined;
+      this.lastUsed = Date.now();
     });
     this.flushQueue(outlet);
   }
@@ -168,6 +174,7 @@ export class BridgeConnection {
       const pending = this.pending.get(keyOf(message.id));
       if (pending) {
         this.pending.delete(keyOf(message.id));
+        this.lastUsed = Date.now();
         pending.outlet.send(message, true);
       }
       // An answer nobody waits for any more (the page gave up on the request): nothing to do with it.
