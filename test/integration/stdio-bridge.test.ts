@@ -234,3 +234,46 @@ describe('the stdio bridge with processes no page uses', () => {
     }
   });
 });
+
+describe('the stdio bridge counting idle time', () => {
+  it('counts it from the end of a page’s last use: an initialize slower than the idle time is not idleness', async () => {
+    const dir = await makeStubDist();
+    const slow = fixtureCommand('slow-initialize');
+    const idle = await startApp({
+      port: 0,
+      staticDir: dir.dir,
+      stdio: {
+        receivers: [{ name: 'slow', command: { ...slow, args: [...slow.args, '600'] } }],
+        idleMs: 300,
+      },
+    });
+    try {
+      const send = stdioFetch(fetch, newRoute(idle.relayToken));
+      const sentAt = Date.now();
+      const answer = await send(`${idle.url}/stdio/slow/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'test', version: '1' },
+          },
+        }),
+      });
+      expect(await answer.text()).toContain('slow-initialize');
+      const conn = idle.stdio!.connections()[0]!;
+      // In use until its answer went out, 600 ms after the request: idle from there. Counted from the request,
+      // the process was stopped under the page's next message (notifications/initialized).
+      expect(conn.lastUsed).toBeGreaterThanOrEqual(sentAt + 600);
+      await waitFor(() => conn.child!.state.phase === 'exited', 10_000);
+      expect(conn.child!.state).toMatchObject({ stoppedBy: 'no page used it for 300 ms' });
+    } finally {
+      await idle.close();
+      await dir.remove();
+    }
+  });
+});
