@@ -10,17 +10,9 @@ import { listenOnLoopback, type Listening } from '../../src/devserver/http-serve
 import { createRelay, type Relay } from '../../src/devserver/relay/route';
 import { vetTarget, type Resolver } from '../../src/devserver/relay/target';
 import { startApp, type StartedApp } from '../../src/devserver/start';
+import { initializeRequest } from '../helpers/initialize';
 
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'relay-test', version: '1' },
-  },
-};
+const INITIALIZE = initializeRequest('relay-test');
 const PING = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' });
 const MCP_ACCEPT = 'application/json, text/event-stream';
 const HTML_SECRET = 'upstream-html-secret';

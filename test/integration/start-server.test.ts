@@ -6,22 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type StartedApp } from '../../src/devserver/start';
+import { initializeRequest } from '../helpers/initialize';
 
 // The issue asks for curl tests: the real client, so no Node fetch quirk (Host is a forbidden header there) helps.
 const run = promisify(execFile);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const FOREIGN = 'evil.example:5173';
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'curl-test', version: '1' },
-  },
-});
+const INITIALIZE = JSON.stringify(initializeRequest('curl-test'));
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
 interface CurlResult {

@@ -15,6 +15,7 @@ import { startApp, type StartedApp } from '../../src/devserver/start';
 import type { BridgeConnection } from '../../src/devserver/stdio/connection';
 import { makeStubDist } from '../helpers/stub-dist';
 import { waitFor } from '../helpers/wait';
+import { initializeRequest } from '../helpers/initialize';
 import { demo2026Command, everythingCommand, fixtureCommand, isAlive, newRoute } from '../helpers/stdio';
 
 let app: StartedApp;
@@ -253,16 +254,7 @@ describe('the stdio bridge counting idle time', () => {
       const answer = await send(`${idle.url}/stdio/slow/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 'test', version: '1' },
-          },
-        }),
+        body: JSON.stringify(initializeRequest('stdio-bridge-test')),
       });
       expect(await answer.text()).toContain('slow-initialize');
       const conn = idle.stdio!.connections()[0]!;

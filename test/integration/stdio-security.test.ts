@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type StartedApp } from '../../src/devserver/start';
 import { makeStubDist } from '../helpers/stub-dist';
 import { everythingCommand, isAlive, newRoute } from '../helpers/stdio';
+import { initializeRequest } from '../helpers/initialize';
 
 // Node's fetch will not set Host; the bridge must be checked with the headers a hostile page or a rebinding
 // name would bring, so these go through node:http.
@@ -39,17 +40,7 @@ function send(
 }
 
 const INITIALIZE = (extra: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'security-test', version: '1' },
-      ...extra,
-    },
-  });
+  JSON.stringify(initializeRequest('security-test', extra));
 
 let app: StartedApp;
 let dist: { dir: string; remove: () => Promise<void> };

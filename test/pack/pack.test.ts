@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { everythingCommand, newRoute, repoRoot } from '../helpers/stdio';
 import { runCli, startCli, startServe, tokenOf, type RunningCli } from '../helpers/taskscope-cli';
 import { startDemoReceiver } from '../helpers/receivers';
+import { initializeRequest } from '../helpers/initialize';
 
 const exec = promisify(execFile);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -76,16 +77,7 @@ describe('the packed package, installed without dev dependencies', () => {
     const initialize = await fetch(`${cli.url}/demo/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'pack-test', version: '1' },
-        },
-      }),
+      body: JSON.stringify(initializeRequest('pack-test')),
     });
     expect(initialize.status).toBe(200);
     expect(await initialize.text()).toContain('taskscope-demo');
@@ -109,16 +101,7 @@ describe('the packed package, installed without dev dependencies', () => {
         'X-Taskscope-Relay-Token': token,
         'X-Taskscope-Stdio-Connection': newRoute(token).connection,
       },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'pack-test', version: '1' },
-        },
-      }),
+      body: JSON.stringify(initializeRequest('pack-test')),
     });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('mcp-session-id')).toMatch(/^[0-9a-f]{32}$/);
