@@ -49,6 +49,8 @@ test('a duplicated tab does not steal the session; a ?task= link in another tab 
   page,
   context,
 }) => {
+  // Three pages connect one after another (30 s alone; over the minute beside a busy loop, every step passing).
+  test.setTimeout(120_000);
   await page.goto('/');
   await expect(status(page)).toHaveText('Connected');
   const sessionId = (await page.getByTestId('session-id').textContent()) ?? '';

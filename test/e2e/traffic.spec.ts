@@ -45,6 +45,8 @@ async function clipboard(page: Page): Promise<string> {
 test('an opened message stays where it is while 100 more arrive; every row stays reachable', async ({
   page,
 }) => {
+  // 25 s alone (a hundred messages and every row visited), twice that or more on a loaded machine.
+  test.setTimeout(120_000);
   await open(page);
   await openDrawer(page);
   // Enough rows to scroll, the newest followed at the bottom; then quiet, so the newest stays the newest.

@@ -120,6 +120,8 @@ test('after Disconnect the main pane says disconnected, not connected', async ({
 
 for (const theme of ['light', 'dark'] as const)
   test(`contrast, ${theme}: no text under 4.5:1 on the main screens (axe-core)`, async ({ page }) => {
+    // axe over several screens: 27 s alone, twice that or more on a loaded machine.
+    test.setTimeout(120_000);
     await page.emulateMedia({ colorScheme: theme });
     const check = async (screen: string) => {
       const results = await new AxeBuilder({ page }).withRules(['color-contrast']).analyze();
