@@ -126,6 +126,8 @@ test('"Watch a recorded demo" shows itself: at 1×, with its most telling task o
 test('the demo trace at 1× and 4×: pause holds time, tasks end as recorded, the scrubber seeks back', async ({
   page,
 }) => {
+  // Plays the 11 s recording through twice over and checks every task: 19 s alone, 51 s beside a busy loop.
+  test.setTimeout(120_000);
   const requests = countDemoRequests(page);
   await page.goto('/?trace=/demo-trace.json&speed=1');
   await expect(page.getByTestId('replay-bar')).toBeVisible();
