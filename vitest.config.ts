@@ -1,8 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects: `unit` (next to the modules: pure functions, stores, timing with fake clocks, rendering from
+ * records in jsdom, and the layer rule) and `integration` (`test/integration`: the engine and the command line
+ * against real receivers the tests start on loopback). `npx vitest --project unit` is the quick loop.
+ */
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.{ts,tsx}', 'test/integration/**/*.test.ts', 'test/lint/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 30_000,
@@ -11,5 +15,15 @@ export default defineConfig({
     // In CI a test that fails gets a second try (twice fails the run); one that passes on it is named at the end.
     retry: process.env.CI ? 1 : 0,
     reporters: process.env.CI ? ['default', './test/reporters/flaky.ts'] : ['default'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['src/**/*.test.{ts,tsx}', 'test/lint/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'] },
+      },
+    ],
   },
 });
