@@ -1,9 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test as base, type Locator, type Page } from '@playwright/test';
 import { runTool } from '../helpers/task-page';
+import { startCli, type RunningCli } from '../helpers/taskscope-cli';
 
 /**
  * The set-up every spec repeats, written once, so a spec says only what it checks:
+ * - each Playwright worker starts its own Taskscope server (the one `npm start` runs, with its embedded demo
+ *   receivers) and points `baseURL` at it, so what one worker's tests make (tasks, counts, sessions) is never
+ *   another's; `E2E_PORT` pins worker n to port E2E_PORT + n, otherwise each takes a free port;
  * - `connect(page, server?)` opens the page on a receiver (the embedded demo receiver when none is named) and
  *   waits until the header says so;
  * - the `connected` fixture is a page already connected to the demo receiver;
@@ -81,10 +85,28 @@ export async function downloaded(page: Page, testId: string): Promise<string> {
   return readFile(await download.path(), 'utf8');
 }
 
-export const test = base.extend<{
-  /** A page connected to the embedded demo receiver. */
-  connected: Page;
-}>({
+export const test = base.extend<
+  {
+    /** A page connected to the embedded demo receiver. */
+    connected: Page;
+  },
+  {
+    /** This worker's Taskscope server. */
+    taskscope: RunningCli;
+  }
+>({
+  taskscope: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixtures a fixture needs from this pattern
+    async ({}, use, workerInfo) => {
+      const pinned = process.env.E2E_PORT;
+      const port = pinned ? Number(pinned) + workerInfo.parallelIndex : 0;
+      const server = await startCli(['--no-open', '--port', String(port)], { env: { PORT: '' } });
+      await use(server);
+      await server.stop();
+    },
+    { scope: 'worker', timeout: 60_000 },
+  ],
+  baseURL: async ({ taskscope }, use) => use(taskscope.url),
   connected: async ({ page }, use) => {
     await connect(page);
     await use(page);
