@@ -1,33 +1,44 @@
-// `npm test`: every check, phase by phase, stopping at the first that fails, then each phase's seconds, so slow
-// growth shows on every run. A phase is an npm script, so each can also be run alone.
-import { spawnSync } from 'node:child_process';
+// `npm test`: every check, phase by phase, stopping at the first group that fails, then each phase's seconds, so
+// slow growth shows on every run. Each phase is an npm script, so it can also be run alone. Phases in one group
+// run side by side (one core each): typecheck and lint time nothing, unlike the test phases, which run alone.
+import { spawn } from 'node:child_process';
 
-const phases = [
-  ['typecheck', 'typecheck'],
-  ['lint', 'lint'],
-  ['unit', 'test:unit'],
-  ['integration', 'test:integration'],
-  ['pack', 'test:pack'],
-  ['e2e', 'test:e2e'],
+const groups = [
+  [
+    ['typecheck', 'typecheck'],
+    ['lint', 'lint'],
+  ],
+  [['unit', 'test:unit']],
+  [['integration', 'test:integration']],
+  [['pack', 'test:pack']],
+  [['e2e', 'test:e2e']],
 ];
 
-const times = [];
-let failed;
+/** Runs one npm script; a phase beside others keeps its output until it ends, so outputs do not interleave. */
+function phase(name, script, alone) {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn('npm', ['run', '--silent', script], { stdio: alone ? 'inherit' : 'pipe' });
+    const output = [];
+    child.stdout?.on('data', (chunk) => output.push(chunk));
+    child.stderr?.on('data', (chunk) => output.push(chunk));
+    child.on('close', (code) => {
+      if (!alone) process.stdout.write(Buffer.concat(output));
+      resolve({ name, ok: code === 0, seconds: (performance.now() - started) / 1000 });
+    });
+  });
+}
+
 const started = performance.now();
-for (const [name, script] of phases) {
-  const t0 = performance.now();
-  const run = spawnSync('npm', ['run', '--silent', script], { stdio: 'inherit' });
-  times.push([name, (performance.now() - t0) / 1000]);
-  if (run.status !== 0) {
-    failed = name;
-    break;
-  }
+const done = [];
+for (const group of groups) {
+  const results = await Promise.all(group.map(([name, script]) => phase(name, script, group.length === 1)));
+  done.push(...results);
+  if (results.some((result) => !result.ok)) break;
 }
 const total = (performance.now() - started) / 1000;
 console.log('\nnpm test, seconds per phase:');
-for (const [name, seconds] of times) console.log(`  ${name.padEnd(12)}${seconds.toFixed(1).padStart(7)}`);
+for (const { name, ok, seconds } of done)
+  console.log(`  ${name.padEnd(12)}${seconds.toFixed(1).padStart(7)}${ok ? '' : '  FAILED'}`);
 console.log(`  ${'total'.padEnd(12)}${total.toFixed(1).padStart(7)}`);
-if (failed) {
-  console.log(`\n${failed} failed.`);
-  process.exit(1);
-}
+if (done.some((result) => !result.ok)) process.exit(1);
