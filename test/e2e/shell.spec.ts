@@ -1,57 +1,45 @@
-import { expect, test } from '@playwright/test';
+import { connectionStatus, expect, runTask, test } from './fixtures';
 
-test('opens connected to the demo receiver and lists its tools', async ({ page }) => {
-  await page.goto('/');
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+/**
+ * The one smoke of the 2025-11-25 generation: the page and its Worker wired together against the demo
+ * receiver. What each piece shows from a record is checked in jsdom next to it, and how each kind of task ends
+ * through the engine's message boundary (test/integration/demo-task-outcomes.test.ts).
+ */
+test('opens connected to the demo receiver, lists its tools, runs slow_job to its result, and shows the traffic', async ({
+  connected: page,
+}) => {
+  await expect(connectionStatus(page)).toHaveText('Connected');
   await expect(page.getByTestId('server-name')).toHaveText('Taskscope demo receiver');
   await expect(page.getByTestId('protocol-version')).toHaveText('2025-11-25');
   const tools = page.getByTestId('tool-list');
   await expect(tools.getByTestId('tool-slow_job')).toContainText('task required');
   await expect(tools.getByTestId('tool-summarise')).toContainText('task optional');
   await expect(tools.getByTestId('tool-echo')).toContainText('no task');
-});
 
-test('says clearly when the receiver cannot be reached, and keeps working', async ({ page }) => {
-  await page.goto('/?server=http://127.0.0.1:9/mcp');
-  // Nothing listens there: unreachable, retried with backoff while the page is open.
-  await expect(page.getByTestId('connection-status')).toContainText('Unreachable');
-  await expect(page.getByTestId('connection-retry')).toContainText('retrying');
-  await expect(page.getByRole('alert')).toContainText(/could not be reached|refused/i);
-  await page.getByLabel('Receiver URL').fill('/demo/mcp');
-  // Unreachable is retried by itself: the header offers Reconnect (and Disconnect) for it.
-  await page.getByRole('button', { name: 'Reconnect', exact: true }).click();
-  await expect(page.getByTestId('server-name')).toHaveText('Taskscope demo receiver');
-});
+  const { detail, taskId } = await runTask(page, 'slow_job', {
+    durationMs: '2500',
+    steps: '3',
+    pollIntervalMs: '500',
+    label: 'e2e',
+  });
+  await expect(detail.getByTestId('status-message')).toContainText(/Step \d\/3: e2e/);
+  await expect(detail.getByTestId('timeline').locator('[data-status="working"]')).toBeVisible();
+  // The countdown to the task's expiry ticks on the page's clock while the task works.
+  const countdown = detail.getByTestId('ttl-countdown');
+  await expect(countdown).toHaveText(/^(\d+ min( \d+ s)?|\d+ s)$/);
+  const first = await countdown.textContent();
+  await expect(countdown).not.toHaveText(first ?? '');
+  await expect(detail.getByTestId('result')).toContainText('Finished e2e: 3 steps in 2500 ms.');
+  await expect(detail.getByTestId('timeline').locator('[data-status="completed"]')).toBeVisible();
+  await expect(detail.getByTestId('timeline').locator('[data-mark="result"]')).toHaveCount(1);
+  await expect(detail.getByTestId('poll-interval')).toHaveText('500 ms');
+  await expect(page.locator(`[data-testid="task-row"][data-task-id="${taskId}"]`)).toContainText('completed');
+  // ?task= names the selection, so the view can be shared.
+  expect(new URL(page.url()).searchParams.get('task')).toBe(taskId);
 
-test('a URL typed without a scheme gets one, visibly; nothing listening is told apart from CORS', async ({
-  page,
-}) => {
-  await page.goto('/');
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
-  await page.getByLabel('Receiver URL').fill('127.0.0.1:9/mcp');
-  await page.getByRole('button', { name: 'Reconnect' }).click();
-  await expect(page.getByLabel('Receiver URL')).toHaveValue('http://127.0.0.1:9/mcp');
-  await expect(page.getByRole('alert')).toContainText('Nothing answers at http://127.0.0.1:9/mcp');
-});
-
-test('follows the system theme and toggles it', async ({ page }) => {
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.goto('/');
-  await expect(page.locator('html')).toHaveClass(/dark/);
-  await page.getByRole('button', { name: 'Theme: system' }).click();
-  await expect(page.locator('html')).not.toHaveClass(/dark/);
-  await page.getByRole('button', { name: 'Theme: light' }).click();
-  await expect(page.locator('html')).toHaveClass(/dark/);
-});
-
-test('the traffic drawer lists every message with its HTTP status and latency, and opens one raw', async ({
-  page,
-}) => {
-  await page.goto('/');
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  // The traffic drawer: a request and its answer share one row, as in a browser's network panel.
   await page.getByRole('button', { name: /Traffic/ }).click();
   const drawer = page.getByRole('region', { name: 'Traffic' });
-  // A request and its answer share one row, as in a browser's network panel.
   const answer = drawer.getByRole('row').filter({ hasText: 'tools/list' });
   await expect(answer).toContainText('200');
   await expect(answer).toContainText(/\d+ ms/);

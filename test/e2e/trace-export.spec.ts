@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { parseTraceText } from '../../src/engine/trace/schema';
-import { runTool } from '../helpers/task-page';
+import { connect, connectionStatus, expect, runTask, test } from './fixtures';
 
-/** Clicks an export item and reads the file the browser downloads. */
+/** Clicks an export item and reads the file the browser downloads, with the name it suggests. */
 async function exported(page: Page, testId: string): Promise<{ name: string; text: string }> {
   const menu = page.getByTestId('export-menu');
   if (!(await menu.isVisible())) await page.getByTestId('export-button').click();
@@ -12,22 +12,44 @@ async function exported(page: Page, testId: string): Promise<{ name: string; tex
   return { name: download.suggestedFilename(), text: await readFile(path, 'utf8') };
 }
 
-test('export a trace and a HAR of a completed slow_job, redacted unless asked', async ({ page }) => {
-  await page.goto('/?server=/demo/mcp');
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+test('downloads: a HAR is disabled with its reason before any exchange; a trace and a HAR of a completed slow_job, redacted unless asked', async ({
+  page,
+}) => {
+  // Nothing listens on the discard port: the connection fails before any answer comes.
+  await connect(page, 'http://127.0.0.1:9/mcp', { status: /Unreachable/ });
+  await expect(connectionStatus(page)).toHaveAttribute('data-status', 'unreachable');
+  // Unreachable is retried by itself, with backoff, while the page is open.
+  await expect(page.getByTestId('connection-retry')).toContainText('retrying');
+  await page.getByTestId('export-button').click();
+  await expect(page.getByTestId('export-har')).toBeDisabled();
+  await expect(page.getByTestId('export-menu')).toContainText('No HTTP exchange recorded yet');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('export-menu')).toBeHidden();
+  await expect(page.getByTestId('export-button')).toBeFocused();
+
+  // A URL typed without a scheme gets one, visibly; in a browser, nothing listening is told apart from CORS.
+  await page.getByLabel('Receiver URL').fill('127.0.0.1:9/mcp');
+  await page.getByRole('button', { name: 'Reconnect', exact: true }).click();
+  await expect(page.getByLabel('Receiver URL')).toHaveValue('http://127.0.0.1:9/mcp');
+  await expect(page.getByTestId('connection-problem-pane')).toContainText(
+    'Nothing answers at http://127.0.0.1:9/mcp',
+  );
+
+  // The demo receiver, with a secret header: Reconnect leaves the unreachable one behind.
+  await page.getByLabel('Receiver URL').fill('/demo/mcp');
   await page.getByTestId('headers-button').click();
   await page.locator('#headers').fill('Authorization: Bearer e2e-secret\nX-Team: blue');
   await page.keyboard.press('Escape');
-  await page.getByRole('button', { name: 'Reconnect' }).click();
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await page.getByRole('button', { name: 'Reconnect', exact: true }).click();
+  await expect(connectionStatus(page)).toHaveText('Connected');
+  await expect(page.getByTestId('server-name')).toHaveText('Taskscope demo receiver');
 
-  const taskId = await runTool(page, 'slow_job', {
+  const { detail, taskId } = await runTask(page, 'slow_job', {
     durationMs: '800',
     steps: '2',
     pollIntervalMs: '200',
     label: 'export',
   });
-  const detail = page.getByTestId('task-detail');
   await expect(detail.getByTestId('result')).toContainText('Finished export');
 
   await page.getByTestId('export-button').click();
@@ -60,16 +82,4 @@ test('export a trace and a HAR of a completed slow_job, redacted unless asked', 
   await page.getByTestId('export-include-secrets').check();
   const withSecrets = await exported(page, 'export-trace');
   expect(withSecrets.text).toContain('Bearer e2e-secret');
-});
-
-test('a HAR is disabled, with the reason, while no HTTP exchange has been answered', async ({ page }) => {
-  // Nothing listens on the discard port: the connection fails before any answer comes.
-  await page.goto('/?server=http://127.0.0.1:9/mcp');
-  await expect(page.getByTestId('connection-status')).toHaveAttribute('data-status', 'unreachable');
-  await page.getByTestId('export-button').click();
-  await expect(page.getByTestId('export-har')).toBeDisabled();
-  await expect(page.getByTestId('export-menu')).toContainText('No HTTP exchange recorded yet');
-  await page.keyboard.press('Escape');
-  await expect(page.getByTestId('export-menu')).toBeHidden();
-  await expect(page.getByTestId('export-button')).toBeFocused();
 });

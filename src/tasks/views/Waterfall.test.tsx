@@ -1,0 +1,65 @@
+// @vitest-environment jsdom
+import { act } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TaskSummary } from '../../engine/task-view';
+import { useSelection } from '../../state/selection';
+import { applyOverview } from '../tasks-store';
+import { reactRoot } from '../../../test/helpers/react-root';
+import { Waterfall } from './Waterfall';
+
+const view = reactRoot();
+beforeEach(() => {
+  useSelection.setState({ selection: { kind: 'none' } });
+  // jsdom lays nothing out: the list's scroll box is given a height, so the virtual list draws its rows.
+  vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockReturnValue(400);
+  vi.spyOn(HTMLElement.prototype, 'clientWidth', 'get').mockReturnValue(800);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const now = Date.now();
+const summaries: TaskSummary[] = [
+  {
+    taskId: 'task-failed',
+    tool: 'flaky_job',
+    shown: 'failed',
+    live: false,
+    start: now - 4000,
+    end: now - 3000,
+    segments: [
+      { status: 'working', start: now - 4000, end: now - 3500 },
+      { status: 'failed', start: now - 3500, end: now - 3000 },
+    ],
+  },
+  {
+    taskId: 'task-working',
+    tool: 'slow_job',
+    shown: 'working',
+    live: true,
+    start: now - 2000,
+    end: now - 1000,
+    segments: [{ status: 'working', start: now - 2000, end: now - 1000 }],
+  },
+];
+
+describe('Waterfall', () => {
+  it('draws each task as a bar coloured by status, and a bar opens its task', () => {
+    act(() => applyOverview({ sync: true, order: summaries.map((s) => s.taskId), changed: summaries }));
+    act(() => view.root.render(<Waterfall />));
+    const waterfall = view.container.querySelector('[data-testid="waterfall"]')!;
+    expect(waterfall.textContent).toContain('Overview: 2 tasks');
+    const bar = (id: string) =>
+      waterfall.querySelector<HTMLButtonElement>(`[data-testid="waterfall-bar"][data-task-id="${id}"]`)!;
+    expect(bar('task-failed').dataset.status).toBe('failed');
+    expect(bar('task-working').dataset.status).toBe('working');
+    // The bar's segments carry the status colours the badges use, in the order the task lived them.
+    expect([...bar('task-failed').children].map((s) => s.className.match(/bg-st-\w+/)?.[0])).toEqual([
+      'bg-st-working',
+      'bg-st-failed',
+    ]);
+    expect(bar('task-working').querySelectorAll('.bg-st-working')).toHaveLength(1);
+    act(() => bar('task-failed').click());
+    expect(useSelection.getState().selection).toEqual({ kind: 'task', taskId: 'task-failed' });
+  });
+});
