@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ServerTaskSupport, ToolInfo } from '../mcp';
 import { useConnection } from '../state/connection';
 import { draftFromCall, useRunDrafts } from './run-drafts';
-import { runToolAsTask } from './run-actions';
+import { callToolPlain, runToolAsTask } from './run-actions';
 import { RunToolForm } from './RunToolForm';
 import { reactRoot } from '../../test/helpers/react-root';
 
@@ -132,6 +132,28 @@ describe('the run form', () => {
       slowJob,
       expect.objectContaining({ label: 'typed, not sent' }),
       50_000,
+    );
+  });
+
+  it('Call without task shows the answer inline, in the form', async () => {
+    vi.mocked(callToolPlain).mockResolvedValueOnce({
+      ok: true,
+      answer: {
+        value: {
+          result: { content: [{ type: 'text', text: 'Summary: 12 words' }] },
+          isError: false,
+          shape: 'plain',
+        },
+        warnings: [],
+      },
+    });
+    open(slowJob);
+    await act(async () => button('Call without task').click());
+    expect(callToolPlain).toHaveBeenCalledWith(slowJob, expect.objectContaining({ label: 'job' }));
+    await vi.waitFor(() =>
+      expect(view.container.querySelector('[data-testid="result"]')?.textContent).toContain(
+        'Summary: 12 words',
+      ),
     );
   });
 
