@@ -5,7 +5,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ToolInfo } from '../mcp';
 import { useConnection } from '../state/connection';
 import { createQueryClient, queryKeys } from '../tracker/queries';
-import { ToolList, matchesTool } from './ToolList';
+import { ToolList } from './ToolList';
+import { matchesTool } from './tool-search';
 import { reactRoot } from '../../test/helpers/react-root';
 
 const env = {
