@@ -3,21 +3,14 @@ import { useQuery } from '@tanstack/react-query';
 import { Search, Wrench } from 'lucide-react';
 import { useConnection } from '../state/connection';
 import { useSelection } from '../state/selection';
-import { classifyError, type ToolInfo } from '../mcp';
+import { classifyError } from '../mcp';
 import { focusRing } from '../ui/Button';
 import { moveInItems } from '../ui/keymap';
 import { useListNavigation } from '../ui/useKeymap';
 import { EmptyState, ErrorNote, Panel } from '../ui/Panel';
 import { toolsQuery } from './queries';
 import { TaskSupportBadge } from './TaskSupportBadge';
-
-/** Every word typed must appear in the tool's name, title or description, in any order and case. */
-export function matchesTool(tool: Pick<ToolInfo, 'name' | 'title' | 'description'>, query: string): boolean {
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  if (words.length === 0) return true;
-  const haystack = [tool.name, tool.title ?? '', tool.description ?? ''].join('\n').toLowerCase();
-  return words.every((word) => haystack.includes(word));
-}
+import { matchesTool } from './tool-search';
 
 export function ToolList() {
   const { id, status } = useConnection();

@@ -1,16 +1,9 @@
 import { lazy, Suspense, useId, useState } from 'react';
 import { ChevronDown, ChevronUp } from 'lucide-react';
 import { focusRing } from './Button';
+import { isLongText } from './fold';
 
 const Markdown = lazy(() => import('./Markdown'));
-
-/** Text longer than this (or with more lines) starts folded to a few lines. */
-const FOLD_CHARS = 280;
-const FOLD_LINES = 5;
-
-export function isLongText(text: string): boolean {
-  return text.length > FOLD_CHARS || text.split('\n').length > FOLD_LINES;
-}
 
 /**
  * Markdown from a receiver (no raw HTML, only http(s)/mailto links live) that folds to a few lines when

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpSession, TasksApi, classifyError, type TaskSnapshot } from '../../src/mcp';
 import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';
+import { matchesTool } from '../../src/tools/tool-search';
+import { isLongText } from '../../src/ui/fold';
 
 let receiver: RunningReceiver;
 beforeAll(async () => {
@@ -48,6 +50,10 @@ describe('demo receiver, end to end over Streamable HTTP', () => {
           'echo',
         ]),
       );
+      // Its instructions are short, shown whole on the card; the search finds ask_user by its description.
+      expect(server.instructions).toContain('Demo receiver for Taskscope');
+      expect(isLongText(server.instructions ?? '')).toBe(false);
+      expect(tools.filter((t) => matchesTool(t, 'elicitation')).map((t) => t.name)).toEqual(['ask_user']);
     } finally {
       await session.close();
     }

@@ -175,6 +175,11 @@ describe('progress and log lines on a task (2025-11-25)', () => {
     // Reports sent before the create answer came are the task's too.
     expect(progress).toEqual([0, 1, 2, 3]);
     const log = task.entries.find((e) => e.kind === 'log');
-    expect(log).toMatchObject({ kind: 'log', level: 'info', logger: 'slow_job' });
+    expect(log).toMatchObject({
+      kind: 'log',
+      level: 'info',
+      logger: 'slow_job',
+      text: 'slow_job bar: 3 steps over 900 ms',
+    });
   }, 20_000);
 });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpSession, TasksApi, classifyError } from '../../src/mcp';
 import { startEverything, type RunningReceiver } from '../helpers/receivers';
+import { matchesTool } from '../../src/tools/tool-search';
+import { isLongText } from '../../src/ui/fold';
 
 let receiver: RunningReceiver;
 beforeAll(async () => {
@@ -11,6 +13,28 @@ afterAll(async () => {
 });
 
 describe('@modelcontextprotocol/server-everything over Streamable HTTP', () => {
+  it('lists 15 tools the search finds by name, title or description, and long markdown instructions, folded on the card', async () => {
+    const session = await McpSession.connect({ url: receiver.url });
+    try {
+      const { instructions } = session.describeServer();
+      expect(instructions).toMatch(/^# Everything Server – Server Instructions$/m);
+      expect(instructions).toMatch(/^## Cross-Feature Relationships$/m);
+      expect(instructions).toMatch(/Easter Egg/);
+      expect(instructions).toContain('`');
+      expect(isLongText(instructions ?? '')).toBe(true);
+      const { tools } = await new TasksApi(session).listTools();
+      expect(tools).toHaveLength(15);
+      const found = (query: string) => tools.filter((t) => matchesTool(t, query)).map((t) => t.name);
+      expect(found('echo')).toEqual(['echo']);
+      // Only the title says "Print Environment Tool"; only the description says "progress updates".
+      expect(found('print environment')).toEqual(['get-env']);
+      expect(found('PROGRESS updates')).toEqual(['trigger-long-running-operation']);
+      expect(found('no such tool anywhere')).toEqual([]);
+    } finally {
+      await session.close();
+    }
+  });
+
   it('runs simulate-research-query as a task: create → tasks/get until completed → tasks/result', async () => {
     const session = await McpSession.connect({ url: receiver.url });
     try {

@@ -78,4 +78,43 @@ describe('TaskRow', () => {
     expect(renders.B).toBeGreaterThan(afterMount.B);
     expect(view.container.querySelector('[data-task-id="B"]')?.textContent).toContain('completed');
   });
+
+  it('shows the progress and its message in the id’s place while the task runs, and gives the place back once it ended', () => {
+    const progress = { progress: 3, total: 100, message: 'Step 3/100: bar', at: Date.now() };
+    applyTaskChanges(tasksStore, {
+      added: ['prog-task-1'],
+      changes: [{ task: record('prog-task-1', { tool: 'slow_job', progress }), newEntries: [] }],
+    });
+    act(() =>
+      view.root.render(
+        <QueryClientProvider client={createQueryClient()}>
+          <TaskRow taskId="prog-task-1" />
+        </QueryClientProvider>,
+      ),
+    );
+    const row = () => view.container.querySelector('[data-task-id="prog-task-1"]')!;
+    expect(row().querySelector('[role="progressbar"]')?.getAttribute('aria-valuenow')).toBe('3');
+    expect(row().querySelector('[data-testid="row-progress"]')?.textContent).toContain('Step 3/100: bar');
+    const idShown = () => row().textContent?.includes('prog-task-1');
+    expect(idShown()).toBe(false);
+
+    act(() =>
+      applyTaskChanges(tasksStore, {
+        added: [],
+        changes: [
+          {
+            task: record('prog-task-1', {
+              tool: 'slow_job',
+              progress,
+              status: 'cancelled',
+              lifecycle: 'terminal',
+            }),
+            newEntries: [],
+          },
+        ],
+      }),
+    );
+    expect(row().querySelector('[role="progressbar"]')).toBeNull();
+    expect(row().textContent).toContain('prog-task-1');
+  });
 });
