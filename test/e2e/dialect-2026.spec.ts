@@ -11,6 +11,7 @@ test('2026-07-28: found by server/discover, a task run to its result with its ti
   page,
 }) => {
   await connect(page, '/demo/mcp-2026');
+  await expect(page.getByTestId('server-name')).toContainText('2026-07-28');
   await expect(page.getByTestId('protocol-version')).toHaveText('2026-07-28');
   await expect(page.getByTestId('era-detection')).toContainText('server/discover');
 
