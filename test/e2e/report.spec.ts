@@ -1,9 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { connect, expect, test } from './fixtures';
 
 /**
  * The receiver report card (issue #13) against the demo receiver `npm start` mounts at /demo/mcp: opened by
  * ?report=1, the active check run with its confirmation and stopped on a second run, the Markdown export.
+ * A fault's rule and its first offence are checked in test/integration/report-offence.test.ts and
+ * src/report/ReportCard.test.tsx (with the check off during a replay); the rules themselves in
+ * report-rules.test.ts and active-check.test.ts.
  */
 
 test.describe.configure({ timeout: 90_000 });
@@ -48,8 +52,7 @@ async function holdTaskLists(page: Page): Promise<() => Promise<void>> {
 test('?report=1 opens the card; the check runs after confirmation, stops on request, and exports', async ({
   page,
 }) => {
-  await page.goto('/?server=/demo/mcp&report=1');
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await connect(page, '/demo/mcp', { query: 'report=1' });
   await expect(card(page)).toBeVisible();
   await expect(card(page).getByTestId('report-receiver')).toContainText('/demo/mcp');
   await expect(card(page).getByTestId('report-rule').first()).toBeVisible();
@@ -108,31 +111,4 @@ test('?report=1 opens the card; the check runs after confirmation, stops on requ
   expect(new URL(page.url()).searchParams.get('report')).toBeNull();
   await page.getByTestId('open-report').click();
   await expect(card(page)).toBeVisible();
-});
-
-test('a receiver with a fault fails its rule, and the first offence opens the task at that moment', async ({
-  page,
-}) => {
-  const server = encodeURIComponent('/demo/mcp?faults=terminal-cancel-accepted');
-  await page.goto(`/?server=${server}&report=1`);
-  await expect(card(page)).toBeVisible();
-  await runCheck(page, 'job');
-  await expect(card(page).getByTestId('check-status')).toContainText('Finished', { timeout: 30_000 });
-  const rule = card(page).locator('[data-rule="terminal-cancel-refused"]');
-  await expect(rule).toHaveAttribute('data-verdict', 'fail');
-  await expect(card(page).getByTestId('report-count-fail')).toContainText('1');
-  await rule.getByTestId('offence-link').click();
-  await expect(card(page)).toBeHidden();
-  await expect(page.getByTestId('task-detail')).toBeVisible();
-  // The observation nearest the offence is marked (and scrolled into view).
-  await expect(page.locator('[data-testid="observations"] tr[data-focused]')).toBeInViewport();
-});
-
-test('during a replay the check is off, and the card says why', async ({ page }) => {
-  await page.goto('/?trace=/demo-trace.json');
-  await expect(page.getByTestId('replay-bar')).toBeVisible();
-  await page.getByTestId('open-report').click();
-  await expect(card(page)).toBeVisible();
-  await expect(card(page).getByTestId('check-receiver')).toBeDisabled();
-  await expect(card(page).getByTestId('check-replay-note')).toContainText('replay of a recording');
 });

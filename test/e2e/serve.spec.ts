@@ -1,10 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import type { Trace } from '../../src/engine/trace/trace-types';
 import { startRecorder } from '../helpers/record-trace';
 import { startDemoReceiver2026 } from '../helpers/receiver-2026';
-import { runTool, taskRow } from '../helpers/task-page';
+import { taskRow } from '../helpers/task-page';
 import { startServe, type RunningCli } from '../helpers/taskscope-cli';
+import { answerQuestion, connect, expect, runTask, test } from './fixtures';
 
 /**
  * `taskscope serve --demo` as a live receiver for Taskscope's own page: the tasks it runs there show the same
@@ -31,22 +32,19 @@ async function timelineStatuses(page: Page): Promise<string[]> {
 test('the page follows serve --demo live and draws the timelines the replay of the same trace draws', async ({
   page,
 }) => {
-  await page.goto(`/?server=${encodeURIComponent(served.url)}`);
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await connect(page, served.url);
   await expect(page.getByTestId('server-name')).toHaveText('Taskscope demo receiver (recorded)');
   const detail = page.getByTestId('task-detail');
   const live: Record<string, string[]> = {};
 
-  await runTool(page, 'flaky_job');
+  await runTask(page, 'flaky_job');
   await expect(detail.getByTestId('timeline').locator('[data-status="failed"]')).toBeVisible();
   live.flaky_job = await timelineStatuses(page);
 
   // The recorded question comes to the page as it came to the recording's; the answer lets the task go on.
-  await runTool(page, 'ask_user');
-  const form = detail.getByTestId('elicitation-form');
-  await expect(form).toContainText('Which colour should the report use?');
-  await form.getByLabel(/^Answer/).fill('teal');
-  await form.getByRole('button', { name: 'Accept' }).click();
+  await runTask(page, 'ask_user');
+  await expect(detail.getByTestId('elicitation-form')).toContainText('Which colour should the report use?');
+  await answerQuestion(detail, { Answer: 'teal' });
   await expect(detail.getByTestId('result')).toContainText('You answered: teal');
   await expect(detail.getByTestId('timeline').locator('[data-status="completed"]')).toBeVisible();
   live.ask_user = await timelineStatuses(page);
@@ -86,8 +84,7 @@ test('a 2026-07-28 recording served: the page follows it live and draws the time
   writeFileSync(file, JSON.stringify(trace));
   const served2026 = await startServe([file, '--port', '0', '--speed', '2']);
   try {
-    await page.goto(`/?server=${encodeURIComponent(served2026.url)}`);
-    await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+    await connect(page, served2026.url);
     await expect(page.getByTestId('protocol-version')).toHaveText('2026-07-28');
     const detail = page.getByTestId('task-detail');
     const live: Record<string, string[]> = {};
@@ -95,7 +92,7 @@ test('a 2026-07-28 recording served: the page follows it live and draws the time
       ['flaky_job', 'failed'],
       ['slow_job', 'completed'],
     ] as const) {
-      await runTool(page, tool);
+      await runTask(page, tool);
       await expect(detail.getByTestId('timeline').locator(`[data-status="${end}"]`)).toBeVisible();
       live[tool] = await timelineStatuses(page);
     }

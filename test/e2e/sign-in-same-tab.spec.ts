@@ -1,5 +1,4 @@
-import { expect, test } from '@playwright/test';
-import { runTool } from '../helpers/task-page';
+import { connect, connectionStatus, expect, runTask, test } from './fixtures';
 
 const TRIP_KEY = 'taskscope-sign-in-trip';
 
@@ -26,7 +25,7 @@ test('no popup: the sign-in page opens in this tab, and the page comes back wher
     }
   });
 
-  await page.goto('/?server=/demo/mcp-auth');
+  await connect(page, '/demo/mcp-auth', { status: /^(?!Connected$)/ });
   await expect(page.getByTestId('auth-status')).toHaveText('sign-in needed');
   const address = page.url();
   await page.getByTestId('auth-sign-in').click();
@@ -40,11 +39,16 @@ test('no popup: the sign-in page opens in this tab, and the page comes back wher
 
   // Back at the page's own address (no code in it), signed in and connected.
   await expect(page.getByTestId('auth-status')).toHaveText('signed in');
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(connectionStatus(page)).toHaveText('Connected');
   expect(page.url()).toBe(address);
   await expect(page.getByTestId('auth-client')).toContainText('registered dynamically');
-  await runTool(page, 'slow_job', { durationMs: '400', steps: '2', pollIntervalMs: '200', label: 'here' });
-  await expect(page.getByTestId('task-detail').getByTestId('result')).toContainText('Finished here');
+  const { detail } = await runTask(page, 'slow_job', {
+    durationMs: '400',
+    steps: '2',
+    pollIntervalMs: '200',
+    label: 'here',
+  });
+  await expect(detail.getByTestId('result')).toContainText('Finished here');
 
   // Every step, from before the trip and after it.
   await page.getByTestId('auth-steps').locator(':scope > summary').click();

@@ -1,30 +1,11 @@
-import { readFile } from 'node:fs/promises';
-import { expect, test, type Page } from '@playwright/test';
-import { runTool } from '../helpers/task-page';
-
-/** Clicks an export item and reads the file the browser downloads. */
+import type { Page } from '@playwright/test';
+import { allowSignIn, connect, connectionStatus, downloaded, expect, runTask, test } from './fixtures';
 
 /**
- * Allow on the demo's consent page: the callback hands the code over and closes the popup, often before the
- * click has returned, so the close is awaited from before the click.
+ * The sign-in popup and what the page keeps of a sign-in. The flow's steps (discovery, registration, PKCE,
+ * refresh, step-up, an authorization server on another origin) are the engine's, checked in
+ * test/integration/auth-flow.test.ts and engine-sign-in.test.ts; here, what only a browser shows.
  */
-async function allowAndClose(popup: Page): Promise<void> {
-  const closed = popup.waitForEvent('close');
-  await popup
-    .getByRole('button', { name: 'Allow' })
-    .click()
-    .catch((error: unknown) => {
-      if (!popup.isClosed()) throw error;
-    });
-  await closed;
-}
-
-async function exported(page: Page, testId: string): Promise<string> {
-  const menu = page.getByTestId('export-menu');
-  if (!(await menu.isVisible())) await page.getByTestId('export-button').click();
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()]);
-  return readFile(await download.path(), 'utf8');
-}
 
 /** Everything this origin keeps: localStorage, sessionStorage and every record of every IndexedDB store. */
 async function everythingStored(page: Page): Promise<string> {
@@ -56,12 +37,12 @@ async function signInViaPopup(page: Page): Promise<void> {
   await expect(page.getByTestId('auth-status')).toHaveText('sign-in needed');
   const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('auth-sign-in').click()]);
   await expect(popup.getByRole('heading')).toHaveText('Taskscope demo authorization server');
-  await allowAndClose(popup);
+  await allowSignIn(popup);
   await expect(page.getByTestId('auth-status')).toHaveText('signed in');
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(connectionStatus(page)).toHaveText('Connected');
 }
 
-test('sign in through the popup, run a task to its result, no secret kept anywhere, sign out', async ({
+test('sign in through the popup, run a task, no secret kept anywhere; a reload forgets it unless remembered; sign out', async ({
   page,
   context,
 }) => {
@@ -86,22 +67,23 @@ test('sign in through the popup, run a task to its result, no secret kept anywhe
       if (typeof body[name] === 'string') secrets.add(body[name]);
   });
 
-  await page.goto('/?server=/demo/mcp-auth');
+  // Not connected until signed in.
+  await connect(page, '/demo/mcp-auth', { status: /^(?!Connected$)/ });
   await expect(page.getByTestId('auth-status')).toHaveText('sign-in needed');
-  await expect(page.getByTestId('connection-status')).not.toHaveText('Connected');
-  const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('auth-sign-in').click()]);
-  await expect(popup.getByRole('heading')).toHaveText('Taskscope demo authorization server');
-  await allowAndClose(popup);
-
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
-  await expect(page.getByTestId('auth-status')).toHaveText('signed in');
+  await expect(connectionStatus(page)).not.toHaveText('Connected');
+  await signInViaPopup(page);
   await expect(page.getByTestId('auth-issuer')).toHaveText(new URL('/demo/auth', page.url()).href);
   await expect(page.getByTestId('auth-client')).toContainText('registered dynamically');
   await expect(page.getByTestId('auth-scopes')).toHaveText('tools:run offline_access');
   await expect(page.getByTestId('auth-expires')).toContainText(/\d+ s/);
 
-  await runTool(page, 'slow_job', { durationMs: '600', steps: '2', pollIntervalMs: '200', label: 'signed' });
-  await expect(page.getByTestId('task-detail').getByTestId('result')).toContainText('Finished signed');
+  const { detail } = await runTask(page, 'slow_job', {
+    durationMs: '600',
+    steps: '2',
+    pollIntervalMs: '200',
+    label: 'signed',
+  });
+  await expect(detail.getByTestId('result')).toContainText('Finished signed');
 
   // The steps are shown, redacted.
   await page.getByTestId('auth-steps').locator(':scope > summary').click();
@@ -114,10 +96,11 @@ test('sign in through the popup, run a task to its result, no secret kept anywhe
   await expect(signInRows).toHaveCount(4);
   await expect(signInRows.first()).toContainText('oauth · sign-in');
 
+  // Nothing of the sign-in is kept in storage, written to an export or shown.
   expect(secrets.size).toBeGreaterThanOrEqual(4);
   const stored = await everythingStored(page);
-  const trace = await exported(page, 'export-trace');
-  const har = await exported(page, 'export-har');
+  const trace = await downloaded(page, 'export-trace');
+  const har = await downloaded(page, 'export-har');
   const shown = await page.locator('body').innerText();
   for (const secret of secrets) {
     expect(stored).not.toContain(secret);
@@ -125,47 +108,20 @@ test('sign in through the popup, run a task to its result, no secret kept anywhe
     expect(har).not.toContain(secret);
     expect(shown).not.toContain(secret);
   }
-
   await page.keyboard.press('Escape');
-  await page.getByTestId('auth-sign-out').click();
-  await expect(page.getByTestId('auth-status')).toHaveText('signed out');
-});
 
-test('a reload forgets the sign-in, unless "Remember sign-in" is ticked', async ({ page }) => {
-  await page.goto('/?server=/demo/mcp-auth');
-  await signInViaPopup(page);
+  // So a reload forgets it: signed in again through the popup, then kept only once "Remember sign-in" is ticked.
   await page.reload();
   await signInViaPopup(page);
-
   await page.getByTestId('auth-remember').check();
   await expect(page.getByTestId('auth-card')).toContainText('stored unencrypted');
   await page.reload();
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(connectionStatus(page)).toHaveText('Connected');
   await expect(page.getByTestId('auth-status')).toHaveText('signed in');
   await expect(page.getByTestId('auth-remember')).toBeChecked();
-
   await page.getByTestId('auth-remember').uncheck();
   expect(await page.evaluate(() => localStorage.getItem('taskscope.rememberedSignIns'))).toBeNull();
-});
 
-test('a tool that needs more scope: sign in again (step-up), and the call goes on to its result', async ({
-  page,
-}) => {
-  await page.goto('/?server=/demo/mcp-auth');
-  await signInViaPopup(page);
-  await page.getByTestId('tool-flaky_job').click();
-  const form = page.getByTestId('run-form');
-  await form.locator('#arg-failAfterMs').fill('300');
-  await form.locator('#arg-reason').fill('scoped');
-  await form.getByRole('button', { name: 'Run as task' }).click();
-  await expect(page.getByTestId('auth-status')).toHaveText('more scope asked');
-  const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('auth-sign-in').click()]);
-  // The union of what was granted and what the 403 asked for.
-  await expect(popup.locator('li')).toHaveCount(3);
-  await expect(popup.locator('ul')).toContainText('tools:flaky');
-  await allowAndClose(popup);
-  await expect(page.getByTestId('auth-scopes')).toContainText('tools:flaky');
-  await expect(page.getByTestId('task-detail').getByTestId('result')).toContainText(
-    'flaky_job failed: scoped',
-  );
+  await page.getByTestId('auth-sign-out').click();
+  await expect(page.getByTestId('auth-status')).toHaveText('signed out');
 });

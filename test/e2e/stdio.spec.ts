@@ -1,9 +1,11 @@
-import { expect, test } from '@playwright/test';
 import { everythingCommand, isAlive } from '../helpers/stdio';
 import { startCli, type RunningCli } from '../helpers/taskscope-cli';
+import { connectionStatus, expect, test } from './fixtures';
 
 // `taskscope --stdio -- <server-everything in stdio mode>`, started by the test on a port of its own (the
-// suite's server has no stdio server), serving the build run.mjs made.
+// suite's server has no stdio server), serving the build run.mjs made. The bridge itself (one process per page
+// connection, its exit status, 2026-07-28 through it) is checked in test/integration/stdio-bridge.test.ts, the
+// command's side in cli-stdio.test.ts; here, the page with its console end to end.
 let cli: RunningCli;
 test.beforeAll(async () => {
   const { command, args } = everythingCommand();
@@ -15,68 +17,66 @@ test.afterAll(async () => {
   await cli?.stop();
 });
 
-const pidOf = async (text: string | null) => Number(/pid (\d+)/.exec(text ?? '')?.[1]);
+const pidOf = (text: string | null) => Number(/^running · pid (\d+)$/.exec(text ?? '')?.[1]);
 
-test('the root opens on the stdio server: its console shows stderr and pid, and a task runs to its result', async ({
+test('the root opens on the stdio server: console, a task to its result, Restart, and a reload gets its own process', async ({
   page,
 }) => {
   await page.goto(`${cli.url}/`);
   await expect(page).toHaveURL(/\?server=%2Fstdio%2Feverything%2Fmcp$/);
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  await expect(connectionStatus(page)).toHaveText('Connected');
   const consolePanel = page.getByTestId('stdio-console');
-  await expect(
-    consolePanel.getByTestId('stdio-console-line').filter({ hasText: 'Starting default (STDIO) server...' }),
-  ).toHaveAttribute('data-stream', 'stderr');
-  await expect(page.getByTestId('stdio-state')).toHaveText(/^running · pid \d+$/);
+  const startLine = page
+    .getByTestId('stdio-console-line')
+    .filter({ hasText: 'Starting default (STDIO) server...' });
+  await expect(startLine).toHaveAttribute('data-stream', 'stderr');
+  const state = page.getByTestId('stdio-state');
+  await expect(state).toHaveText(/^running · pid \d+$/);
   await expect(consolePanel).toContainText('$ ');
   await expect(consolePanel).toContainText('server-everything/dist/index.js stdio');
+  const detail = page.getByTestId('task-detail');
 
   await page.getByTestId('tool-simulate-research-query').click();
   await page.locator('#arg-topic').fill('tides');
   await page.getByRole('button', { name: 'Run as task' }).click();
-  const detail = page.getByTestId('task-detail');
   await expect(detail.getByTestId('result')).toContainText('Research Report: tides', { timeout: 20_000 });
   await expect(detail.getByTestId('poll-interval')).toHaveText('1 s');
-});
 
-test('Restart starts the command again and reconnects; the task live in the old process ends with it', async ({
-  page,
-}) => {
-  await page.goto(`${cli.url}/`);
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
-  await expect(page.getByTestId('stdio-state')).toHaveText(/^running · pid \d+$/);
-  const before = await pidOf(await page.getByTestId('stdio-state').textContent());
-
-  // The ambiguous query waits for the person's answer (up to a minute): live for as long as the test needs it,
+  // Restart starts the command again and reconnects; a task live in the old process ends with it. The
+  // ambiguous query waits for the person's answer (up to a minute): live for as long as the test needs it,
   // where the plain one can be over (4 s) before a loaded machine has restarted the process.
+  const first = pidOf(await state.textContent());
   await page.getByTestId('tool-simulate-research-query').click();
   await page.locator('#arg-topic').fill('restarts');
   await page.locator('#arg-ambiguous').check();
   await page.getByRole('button', { name: 'Run as task' }).click();
-  const detail = page.getByTestId('task-detail');
   await expect(detail.getByTestId('elicitation-form')).toContainText('could have multiple interpretations', {
     timeout: 20_000,
   });
-
   await page.getByTestId('stdio-restart').click();
-  await expect(page.getByTestId('stdio-state')).toHaveText(/^running · pid \d+$/);
-  await expect.poll(async () => pidOf(await page.getByTestId('stdio-state').textContent())).not.toBe(before);
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
+  // A process running again, and another one (the pid is NaN while none runs).
+  await expect
+    .poll(async () => {
+      const pid = pidOf(await state.textContent());
+      return Number.isInteger(pid) && pid !== first;
+    })
+    .toBe(true);
+  await expect(connectionStatus(page)).toHaveText('Connected');
   // The new process wrote its own start line to a console that began afresh.
-  await expect(
-    page.getByTestId('stdio-console-line').filter({ hasText: 'Starting default (STDIO) server...' }),
-  ).toHaveCount(1);
+  await expect(startLine).toHaveCount(1);
   await expect(detail.getByTestId('session-ended')).toContainText('ended');
   await expect(detail).not.toContainText('Research Report: restarts');
-});
 
-test('a reload stops the tab’s process and the reloaded page gets one of its own', async ({ page }) => {
-  await page.goto(`${cli.url}/`);
-  await expect(page.getByTestId('stdio-state')).toHaveText(/^running · pid \d+$/);
-  const before = await pidOf(await page.getByTestId('stdio-state').textContent());
+  // A reload stops the tab's process, and the reloaded page gets one of its own: one process per page, the one
+  // it had before is gone, not left for the idle reaper.
+  const beforeReload = pidOf(await state.textContent());
   await page.reload();
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
-  await expect.poll(async () => pidOf(await page.getByTestId('stdio-state').textContent())).not.toBe(before);
-  // One process per page: the one the page had before its reload is gone, not left for the idle reaper.
-  await expect.poll(() => isAlive(before)).toBe(false);
+  await expect(connectionStatus(page)).toHaveText('Connected');
+  await expect
+    .poll(async () => {
+      const pid = pidOf(await state.textContent());
+      return Number.isInteger(pid) && pid !== beforeReload;
+    })
+    .toBe(true);
+  await expect.poll(() => isAlive(beforeReload)).toBe(false);
 });
