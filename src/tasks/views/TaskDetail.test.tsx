@@ -210,4 +210,66 @@ describe('TaskDetail draws what the engine says of a hostile receiver', () => {
     expect(text('result')).toContain('nested deeper than 64 levels');
     expect(view.container.querySelector('[data-testid="render-error"]')).toBeNull();
   });
+
+  it('an early purge: a MUST linked to its rule, counted in the warnings, and on the timeline at the purge, with the deadline drawn where it lay', () => {
+    const t0 = Date.now() - 10_000;
+    const created = new Date(t0).toISOString();
+    const poll = (at: number) =>
+      observation({
+        at: t0 + at,
+        sentAt: t0 + at - 5,
+        source: 'poll',
+        createdAt: created,
+        ttl: 8000,
+        pollInterval: 500,
+      });
+    const { text } = draw({
+      task: { lifecycle: 'purged', nextPollInMs: null, pollCount: 5, firstSeenAt: t0 },
+      entries: [
+        observation({ at: t0, source: 'create', createdAt: created, ttl: 8000, pollInterval: 500 }),
+        ...[500, 1000, 1500, 2000, 2500].map(poll),
+        { kind: 'purged', at: t0 + 3000, error: { kind: 'purged', message: 'gone' } },
+      ],
+      snapshot: { ttl: 8000, pollInterval: 500, createdAt: created, createdAtMs: t0 },
+    });
+    const detail = view.container.querySelector('[data-testid="task-detail"]')!;
+    const line = detail.querySelector('[data-testid="rule-breaks"] [data-rule="ttl-not-purged-early"]')!;
+    expect(line.textContent).toContain('MUST');
+    expect(line.textContent).toMatch(/purged \d s before its ttl ran out/);
+    expect(line.querySelector('[data-testid="rule-link"]')?.getAttribute('href')).toMatch(
+      /modelcontextprotocol\.io\/specification\/2025-11-25\/basic\/utilities\/tasks#/,
+    );
+    expect(text('warning-count')).not.toBe('0');
+    // A task gone before it ended has no outcome: "purged" is its badge.
+    expect(view.container.querySelector('[data-testid="task-row"]')?.textContent).toContain('purged');
+    expect(view.container.querySelector('[data-testid="purged-marker"]')).toBeNull();
+
+    const timeline = detail.querySelector('[data-testid="timeline"]')!;
+    const marks = (selector: string) => [...timeline.querySelectorAll<HTMLElement>(selector)];
+    const left = (el: HTMLElement | undefined) => parseFloat(el?.style.left ?? 'NaN');
+    const [rule] = marks('[data-mark="rule"][data-rule="ttl-not-purged-early"]');
+    const purge = marks('[data-mark="purge"]');
+    const deadline = marks('[data-mark="ttl"]');
+    expect(rule).toBeDefined();
+    expect(purge).toHaveLength(1);
+    expect(deadline).toHaveLength(1);
+    // The deadline (8 s after creation) well right of the purge (at 3 s), not squeezed onto the bar's end;
+    // the rule's mark where the purge is.
+    expect(left(deadline[0])).toBeGreaterThan(left(purge[0]) + 20);
+    expect(Math.abs(left(rule) - left(purge[0]))).toBeLessThan(1);
+  });
+
+  it('a failed task purged after its ttl keeps "failed" as its badge, with purged beside it', () => {
+    draw({
+      task: { status: 'failed', lifecycle: 'purged', nextPollInMs: null },
+      entries: [
+        observation({ status: 'failed' }),
+        { kind: 'purged', at: Date.now(), error: { kind: 'purged', message: 'gone' } },
+      ],
+      snapshot: { status: 'failed' },
+    });
+    const row = view.container.querySelector('[data-testid="task-row"]')!;
+    expect(row.textContent).toContain('failed');
+    expect(row.querySelector('[data-testid="purged-marker"]')).not.toBeNull();
+  });
 });
