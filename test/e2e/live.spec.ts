@@ -8,9 +8,9 @@ import { answerQuestion, connect, connectionStatus as status, expect, runTask, t
  * started again), a receiver without CORS reached through the local relay, saved receivers, a full quota.
  *
  * What the engine does on its own is checked below the page: a receiver killed and restarted in
- * test/integration/recovery.test.ts (its notes' text in TaskNotes.test.tsx and ServerCard.test.tsx); a wrong
- * path and a web page in test/integration/connection-refusals.test.ts (each message's pane in
- * ConnectionProblem.test.tsx); the CORS diagnosis needs a page's origin and is checked by the relay test here.
+ * test/integration/recovery.test.ts and recovery-history.test.ts (its notes drawn in SessionNote.test.tsx and
+ * ConnectionProblem.test.tsx); a wrong path and a web page in test/integration/connection-refusals.test.ts (each
+ * message's pane in ConnectionProblem.test.tsx); the CORS diagnosis needs a page's origin: the relay test here.
  */
 
 /**
