@@ -8,6 +8,7 @@ import { useConnection, type ConnectionState } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { ConnectionProblem } from './ConnectionProblem';
 import { ServerCard } from './ServerCard';
+import { ConnectionBar } from './ConnectionBar';
 import { reactRoot } from '../../test/helpers/react-root';
 
 /**
@@ -84,6 +85,11 @@ describe('the connection problem pane', () => {
     expect(text).toContain('tries again by itself');
     expect($('problem-retry')?.textContent).toMatch(/Next try in \d s/);
     expect($('relay-offer')).toBeNull();
+    // The header says so too, and when the engine tries next.
+    show({ status: 'unreachable', error, retryAt: Date.now() + 5000 }, <ConnectionBar />);
+    expect($('connection-status')?.textContent).toMatch(/^Unreachable.*retrying in \d s/);
+    show({ status: 'connected', error: undefined, retryAt: undefined }, <ConnectionBar />);
+    expect($('connection-status')?.textContent).toBe('Connected');
   });
 });
 
