@@ -9,8 +9,8 @@ import { answerQuestion, connect, connectionStatus as status, expect, runTask, t
  *
  * What the engine does on its own is checked below the page: a receiver killed and restarted in
  * test/integration/recovery.test.ts and recovery-history.test.ts (its notes drawn in SessionNote.test.tsx and
- * ConnectionProblem.test.tsx); a wrong path and a web page in test/integration/connection-refusals.test.ts (each
- * message's pane in ConnectionProblem.test.tsx); the CORS diagnosis needs a page's origin: the relay test here.
+ * connection-notes.test.tsx); a wrong path and a web page in test/integration/connection-refusals.test.ts (each
+ * message's pane in connection-notes.test.tsx); the CORS diagnosis needs a page's origin: the relay test here.
  */
 
 /**
