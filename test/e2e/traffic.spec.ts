@@ -1,14 +1,16 @@
-import { expect, test, type Locator, type Page } from '@playwright/test';
-import { cancelTask, runTool, watchAttribute } from '../helpers/task-page';
+import type { Locator, Page } from '@playwright/test';
+import { cancelTask, taskRow, watchAttribute } from '../helpers/task-page';
+import { connectionStatus, expect, runTask, test } from './fixtures';
+
+/**
+ * The traffic drawer as only a browser shows it: a virtual list that keeps an opened message in place while
+ * messages pour in, the keyboard, the drawer's height, the clipboard. What the engine sends the drawer (counts
+ * while closed, the whole log at each opening) is test/integration/traffic-mirror.test.ts and
+ * traffic-reopen.test.ts; pairing, filters and a task's own traffic are src/traffic/traffic-store.test.ts.
+ */
 
 const drawer = (page: Page) => page.getByTestId('traffic-drawer');
 const rows = (page: Page) => drawer(page).getByTestId('traffic-row');
-
-async function open(page: Page) {
-  await page.goto('/');
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
-  await expect(page.getByTestId('tool-list')).toBeVisible();
-}
 
 async function openDrawer(page: Page) {
   await page.getByRole('button', { name: /^Traffic/ }).click();
@@ -22,15 +24,11 @@ async function messageCount(page: Page): Promise<number> {
 }
 
 /**
- * Runs slow_job as a task, polled every 50 ms: about forty messages a second until it ends. By default it
- * works for 10 min, longer than the test: the test waits for the messages it needs, then cancels it.
+ * Runs slow_job as a task, polled every 50 ms: about forty messages a second. It works for 10 min, longer than
+ * the test: the test waits for the messages it needs, then cancels it.
  */
-const runFastPolledJob = (page: Page, durationMs = 600_000, steps = 4) =>
-  runTool(page, 'slow_job', {
-    durationMs: String(durationMs),
-    steps: String(steps),
-    pollIntervalMs: '50',
-  });
+const runFastPolledJob = async (page: Page) =>
+  (await runTask(page, 'slow_job', { durationMs: '600000', steps: '4', pollIntervalMs: '50' })).taskId;
 
 const box = async (locator: Locator) => {
   const b = await locator.boundingBox();
@@ -42,12 +40,12 @@ async function clipboard(page: Page): Promise<string> {
   return page.evaluate(() => navigator.clipboard.readText());
 }
 
-test('an opened message stays where it is while 100 more arrive; every row stays reachable', async ({
-  page,
+test('an opened message stays where it is while 100 more arrive; every row stays reachable; a task opens the drawer on its own messages, and filters narrow them', async ({
+  connected: page,
 }) => {
   // 25 s alone (a hundred messages and every row visited), twice that or more on a loaded machine.
   test.setTimeout(120_000);
-  await open(page);
+  await expect(page.getByTestId('tool-list')).toBeVisible();
   await openDrawer(page);
   // Enough rows to scroll, the newest followed at the bottom; then quiet, so the newest stays the newest.
   const first = await runFastPolledJob(page);
@@ -87,125 +85,38 @@ test('an opened message stays where it is while 100 more arrive; every row stays
     .getByTestId('traffic-rows')
     .evaluate((element) => (element.scrollTop = 0));
   await expect(rows(page).filter({ hasText: 'initialize' }).first()).toBeInViewport();
+
+  // The first task's detail opens the drawer on that task's messages, and only those.
+  await taskRow(page, first).click();
+  await page.getByTestId('task-traffic').click();
+  await expect(drawer(page)).toHaveAttribute('data-open', 'true');
+  await expect(page.getByTestId('traffic-task')).toHaveValue(first);
+  await expect(rows(page).first()).toBeVisible();
+  for (const row of await rows(page).all()) await expect(row).toContainText(first);
+  await expect(rows(page).filter({ hasText: 'tools/list' })).toHaveCount(0);
+  await page.getByTestId('traffic-method').selectOption('tasks/cancel');
+  await expect(rows(page)).toHaveCount(1);
+  // Unfiltered, then by kind and by a search of the bodies.
+  await page.getByTestId('traffic-unfilter').click();
+  await expect(rows(page).first()).toBeVisible();
+  await page.getByTestId('traffic-kind').selectOption('notification');
+  for (const row of await rows(page).all()) await expect(row).toHaveAttribute('data-kind', 'notification');
+  await page.getByTestId('traffic-kind').selectOption('all');
+  await page.getByTestId('traffic-search').fill('no message says this');
+  await expect(rows(page)).toHaveCount(0);
+  await expect(page.getByTestId('traffic-empty')).toHaveText('No message matches the filters.');
+  await page.getByTestId('traffic-search').fill('');
+
   // Clear resets the counts.
   await page.getByTestId('traffic-clear').click();
   await expect(page.getByTestId('traffic-count')).toContainText(/\((0|[1-9]\d?) messages/);
 });
 
-test('closed, the drawer counts the messages; opened, every one of them is there, also when opened again', async ({
-  page,
-}) => {
-  await open(page);
-  const job = await runFastPolledJob(page);
-  await expect.poll(() => messageCount(page)).toBeGreaterThan(40);
-  await cancelTask(page, job);
-  await openDrawer(page);
-  const table = drawer(page).getByRole('table', { name: 'Messages' });
-  // The rows the engine kept while the drawer was closed arrive at once: the first exchange and the cancel.
-  await expect(rows(page).last()).toBeVisible();
-  const rowCount = Number(await table.getAttribute('aria-rowcount')) - 1;
-  expect(rowCount).toBeGreaterThan(20);
-  await expect(rows(page).filter({ hasText: 'tasks/cancel' }).first()).toBeAttached();
-  await page.getByTestId('traffic-follow').uncheck();
-  await drawer(page)
-    .getByTestId('traffic-rows')
-    .evaluate((element) => (element.scrollTop = 0));
-  await expect(rows(page).filter({ hasText: 'initialize' }).first()).toBeInViewport();
-
-  // Closed and opened again: the same log, from the engine again.
-  await page.getByRole('button', { name: /^Traffic/ }).click();
-  await expect(drawer(page)).toHaveAttribute('data-open', 'false');
-  await openDrawer(page);
-  await expect(rows(page).first()).toBeVisible();
-  expect(Number(await table.getAttribute('aria-rowcount')) - 1).toBeGreaterThanOrEqual(rowCount);
-});
-
-test('the task detail opens the drawer on that task’s messages; filters and search narrow the rows', async ({
-  page,
-}) => {
-  await open(page);
-  const taskId = await runFastPolledJob(page, 600, 2);
-  await expect(page.getByTestId('task-detail').getByTestId('status-headline')).toContainText('Completed', {
-    timeout: 20_000,
-  });
-  await page.getByTestId('task-traffic').click();
-  await expect(drawer(page)).toHaveAttribute('data-open', 'true');
-  await expect(page.getByTestId('traffic-task')).toHaveValue(taskId);
-  await expect(rows(page).first()).toBeVisible();
-  const shown = await rows(page).count();
-  expect(shown).toBeGreaterThan(2);
-  for (const row of await rows(page).all()) await expect(row).toContainText(taskId);
-  await expect(rows(page).filter({ hasText: 'tasks/get' }).first()).toBeVisible();
-  await expect(rows(page).filter({ hasText: 'tools/list' })).toHaveCount(0);
-
-  await page.getByTestId('traffic-method').selectOption('tasks/result');
-  await expect(rows(page)).toHaveCount(1);
-  await page.getByTestId('traffic-unfilter').click();
-  await expect(rows(page).filter({ hasText: 'tools/list' }).first()).toBeVisible();
-  await page.getByTestId('traffic-kind').selectOption('notification');
-  for (const row of await rows(page).all()) await expect(row).toHaveAttribute('data-kind', 'notification');
-  await page.getByTestId('traffic-kind').selectOption('all');
-  await page.getByTestId('traffic-search').fill('"slow_job"');
-  await expect(rows(page).filter({ hasText: 'tools/list' }).first()).toBeVisible();
-  await page.getByTestId('traffic-search').fill('no message says this');
-  await expect(rows(page)).toHaveCount(0);
-  await expect(page.getByTestId('traffic-empty')).toHaveText('No message matches the filters.');
-});
-
-test('keyboard: up and down move through the rows, Enter opens one, Escape closes it and then the drawer', async ({
-  page,
-}) => {
-  await open(page);
-  await openDrawer(page);
-  const times = rows(page).getByTestId('traffic-time');
-  await expect(times.nth(2)).toBeVisible();
-  await times.first().focus();
-  await page.keyboard.press('ArrowDown');
-  await expect(times.nth(1)).toBeFocused();
-  await page.keyboard.press('ArrowDown');
-  await expect(times.nth(2)).toBeFocused();
-  await page.keyboard.press('ArrowUp');
-  await expect(times.nth(1)).toBeFocused();
-  await page.keyboard.press('Enter');
-  await expect(page.getByTestId('traffic-detail')).toBeVisible();
-  await expect(rows(page).nth(1)).toHaveAttribute('aria-selected', 'true');
-  await page.keyboard.press('Escape');
-  await expect(page.getByTestId('traffic-detail')).toBeHidden();
-  await expect(drawer(page)).toHaveAttribute('data-open', 'true');
-  await expect(times.nth(1)).toBeFocused();
-  await page.keyboard.press('Escape');
-  await expect(drawer(page)).toHaveAttribute('data-open', 'false');
-
-  // The drawer resizes from the keyboard too, and keeps its height.
-  await openDrawer(page);
-  const before = (await box(drawer(page))).height;
-  await page.getByTestId('traffic-resize').focus();
-  await page.keyboard.press('ArrowUp');
-  await expect.poll(async () => (await box(drawer(page))).height).toBeGreaterThan(before);
-  // The main pane above shrinks with it (nothing draws under the drawer); the sidebar beside it keeps its
-  // height, so the task list does not lose rows to the drawer.
-  const asideBefore = await box(page.locator('aside'));
-  for (let i = 0; i < 8; i++) await page.keyboard.press('PageUp');
-  const { y: top, height: tall, x: left } = await box(drawer(page));
-  expect(tall).toBeGreaterThan(before + 100);
-  const main = await box(page.locator('main'));
-  expect(main.y + main.height).toBeLessThanOrEqual(top + 0.5);
-  const aside = await box(page.locator('aside'));
-  expect(aside.height).toBe(asideBefore.height);
-  expect(aside.x + aside.width).toBeLessThanOrEqual(left + 0.5);
-  await expect(page.getByRole('heading', { name: 'Tools' })).toBeInViewport();
-  await page.reload();
-  await expect(page.getByTestId('connection-status')).toHaveText('Connected');
-  await openDrawer(page);
-  expect((await box(drawer(page))).height).toBe(tall);
-});
-
-test('resend asks first, names the receiver, then gets the same answer; copy as curl and copy the answer', async ({
-  page,
+test('copy as curl, resend after asking, copy the answer; then the keyboard: rows, Enter, Escape, the drawer opened again and resized, its height kept', async ({
+  connected: page,
   context,
 }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  await open(page);
   await openDrawer(page);
   const lists = rows(page).filter({ hasText: 'tools/list' });
   await expect(lists).toHaveCount(1);
@@ -256,4 +167,55 @@ test('resend asks first, names the receiver, then gets the same answer; copy as 
   await expect(dialog.getByRole('alert')).toContainText('must be a JSON object');
   await page.getByTestId('resend-params').fill('{}');
   await expect(page.getByTestId('resend-confirm')).toBeEnabled();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await page.getByTestId('traffic-detail-close').click();
+  await expect(detail).toBeHidden();
+
+  // The keyboard: up and down move through the rows, Enter opens one, Escape closes it and then the drawer.
+  const times = rows(page).getByTestId('traffic-time');
+  await expect(times.nth(2)).toBeVisible();
+  await times.first().focus();
+  await page.keyboard.press('ArrowDown');
+  await expect(times.nth(1)).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(times.nth(2)).toBeFocused();
+  await page.keyboard.press('ArrowUp');
+  await expect(times.nth(1)).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(detail).toBeVisible();
+  await expect(rows(page).nth(1)).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Escape');
+  await expect(detail).toBeHidden();
+  await expect(drawer(page)).toHaveAttribute('data-open', 'true');
+  await expect(times.nth(1)).toBeFocused();
+  const table = drawer(page).getByRole('table', { name: 'Messages' });
+  const rowCount = Number(await table.getAttribute('aria-rowcount'));
+  await page.keyboard.press('Escape');
+  await expect(drawer(page)).toHaveAttribute('data-open', 'false');
+
+  // Opened again: the same log, from the engine again. The drawer resizes from the keyboard too.
+  await openDrawer(page);
+  await expect(rows(page).first()).toBeVisible();
+  expect(Number(await table.getAttribute('aria-rowcount'))).toBeGreaterThanOrEqual(rowCount);
+  const before = (await box(drawer(page))).height;
+  await page.getByTestId('traffic-resize').focus();
+  await page.keyboard.press('ArrowUp');
+  await expect.poll(async () => (await box(drawer(page))).height).toBeGreaterThan(before);
+  // The main pane above shrinks with it (nothing draws under the drawer); the sidebar beside it keeps its
+  // height, so the task list does not lose rows to the drawer.
+  const asideBefore = await box(page.locator('aside'));
+  for (let i = 0; i < 8; i++) await page.keyboard.press('PageUp');
+  const { y: top, height: tall, x: left } = await box(drawer(page));
+  expect(tall).toBeGreaterThan(before + 100);
+  const main = await box(page.locator('main'));
+  expect(main.y + main.height).toBeLessThanOrEqual(top + 0.5);
+  const aside = await box(page.locator('aside'));
+  expect(aside.height).toBe(asideBefore.height);
+  expect(aside.x + aside.width).toBeLessThanOrEqual(left + 0.5);
+  await expect(page.getByRole('heading', { name: 'Tools' })).toBeInViewport();
+  await page.reload();
+  await expect(connectionStatus(page)).toHaveText('Connected');
+  await openDrawer(page);
+  expect((await box(drawer(page))).height).toBe(tall);
 });
