@@ -102,7 +102,16 @@ export const test = base.extend<
       const port = pinned ? Number(pinned) + workerInfo.parallelIndex : 0;
       const server = await startCli(['--no-open', '--port', String(port)], { env: { PORT: '' } });
       await use(server);
-      await server.stop();
+      // Ctrl-C, as a person stops it; a server that has not exited 10 s later is killed, and says so.
+      const stopped = server.stop();
+      const late = await Promise.race([
+        stopped.then(() => false),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 10_000)),
+      ]);
+      if (late) {
+        console.warn(`The e2e Taskscope server did not stop on SIGINT:\n${server.output().slice(-2000)}`);
+        await server.stop('SIGKILL');
+      }
     },
     { scope: 'worker', timeout: 60_000 },
   ],

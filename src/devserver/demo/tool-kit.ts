@@ -8,7 +8,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 export const TINY_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAUAAAAFCAYAAACNbyblAAAAHElEQVQI12P4//8/w38GIAXDIBKE0DHxgljNBAAO9TXL0Y4OHwAAAABJRU5ErkJggg==';
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * A job's wait. Its timer does not hold the process open: a demo task still working when Taskscope is stopped
+ * (Ctrl-C) must not keep it running until the task would have ended.
+ */
+export const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
 
 /**
  * Work for one task runs detached from the tools/call that created it. A task can be cancelled or purged
