@@ -6,6 +6,13 @@ import { waitFor } from '../helpers/wait';
 import type { ActiveCheckState, RuleId, RuleResult } from '../../src/rules/report-types';
 
 const settings = { paused: false, minPollIntervalMs: 0 };
+/**
+ * The check's waits, shortened (the defaults a person gets: tasks/result held 2 s, a ttl of 1.5 s asked for
+ * and looked at 1 s after it ran out). Still long enough for each probe to see what it grades: the demo's
+ * tasks run for seconds (so 0.5 s of tasks/result held open is blocking), and the create answer arrives well
+ * within the ttl.
+ */
+const checkTiming = { blockProbeMs: 500, shortTtlMs: 500, expiryGraceMs: 300 };
 let receiver: RunningReceiver | undefined;
 let engine: ReturnType<typeof engineOverChannel> | undefined;
 afterEach(async () => {
@@ -14,8 +21,8 @@ afterEach(async () => {
   engine = receiver = undefined;
 });
 
-async function connected(url: string) {
-  engine = engineOverChannel();
+async function connected(url: string, timing: typeof checkTiming | undefined = checkTiming) {
+  engine = engineOverChannel({ checkTiming: timing });
   const reply = await engine.bridge.request({ type: 'connect', connectionId: 1, url, headers: {}, settings });
   expect(reply.ok).toBe(true);
   return engine;
@@ -44,7 +51,7 @@ describe('the active check against the demo receiver (2025-11-25)', () => {
     expect(finding(state, 'capability-tasks-cancel')?.verdict).toBe('pass');
     expect(finding(state, 'result-after-terminal')?.reason).toMatch(/blocks/);
     expect(finding(state, 'requested-ttl-honoured')?.verdict).toBe('pass');
-    // The demo purges at the ttl: the check waited (1.5 s) and saw it gone.
+    // The demo purges at the ttl: the check waited (0.5 s and 0.3 s more) and saw it gone.
     expect(finding(state, 'ttl-not-kept-beyond')?.verdict).toBe('pass');
     expect(finding(state, 'list-paging')).toMatchObject({ verdict: 'pass' });
     expect(finding(state, 'list-paging')?.reason).toMatch(/unknown cursor gets -32602/);
@@ -62,7 +69,8 @@ describe('the active check against the demo receiver (2025-11-25)', () => {
 
   it('refuses a second check while one runs, and Stop ends it and cancels what it started', async () => {
     receiver = await startDemoReceiver();
-    const { bridge, batches, tasks } = await connected(receiver.url);
+    // The default timing: tasks/result is held open 2 s, the window in which this test stops the check.
+    const { bridge, batches, tasks } = await connected(receiver.url, undefined);
     const running = bridge.request({ type: 'checkReceiver' });
     // Stopped while tasks/result is held open on the running task: the step is "running" from before it
     // starts its task, so what is waited for is the tasks/result request itself, in the engine's traffic.
