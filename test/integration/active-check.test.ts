@@ -184,14 +184,23 @@ describe('the active check against the demo receiver with faults switched on', (
     ['list-refused', 'capability-tasks-list'],
     ['bogus-cursor-accepted', 'list-paging'],
   ];
-  it.each(cases)('?faults=%s: %s fails, and nothing else', async (fault, rule) => {
-    receiver = await startDemoReceiver();
-    const { bridge } = await connected(`${receiver.url}?faults=${fault}`);
-    const reply = await bridge.request({ type: 'checkReceiver' });
-    if (!reply.ok) throw new Error(reply.reason);
-    const fails = reply.state.findings.filter((f) => f.verdict === 'fail');
-    expect(fails.map((f) => f.id)).toEqual(rule === 'no rule' ? [] : [rule]);
-    if (rule !== 'no rule') expect(fails[0]?.firstOffence?.detail).toBeTruthy();
-    expect(reply.state.steps.filter((s) => s.state === 'error')).toEqual([]);
-  });
+  // Side by side (vitest's default of five at a time), each with a receiver and an engine of its own: most of
+  // a check is its waits, not work.
+  it.concurrent.for(cases)(
+    '?faults=%s: %s fails, and nothing else',
+    async ([fault, rule], { expect, onTestFinished }) => {
+      const own = await startDemoReceiver();
+      onTestFinished(() => own.close());
+      const e = engineOverChannel({ checkTiming });
+      onTestFinished(() => e.close());
+      const connect = { type: 'connect', connectionId: 1, headers: {}, settings } as const;
+      expect((await e.bridge.request({ ...connect, url: `${own.url}?faults=${fault}` })).ok).toBe(true);
+      const reply = await e.bridge.request({ type: 'checkReceiver' });
+      if (!reply.ok) throw new Error(reply.reason);
+      const fails = reply.state.findings.filter((f) => f.verdict === 'fail');
+      expect(fails.map((f) => f.id)).toEqual(rule === 'no rule' ? [] : [rule]);
+      if (rule !== 'no rule') expect(fails[0]?.firstOffence?.detail).toBeTruthy();
+      expect(reply.state.steps.filter((s) => s.state === 'error')).toEqual([]);
+    },
+  );
 });
