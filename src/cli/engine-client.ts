@@ -3,7 +3,7 @@
  * protocol kept the way the page keeps it: the tasks store, snapshots, results, traffic, the inbox and the
  * connection's health, all from the batches. `check` and `watch` are commands to it, as the page's buttons are.
  */
-import { EngineHost } from '../engine/host';
+import { EngineHost, type HostOptions } from '../engine/host';
 import type { Batch, Command, FromEngine, Health, InboxEvent, ReplyTo } from '../engine/messages';
 import type { ActiveCheckState } from '../rules/report-types';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, TrafficEvent } from '../mcp';
@@ -33,9 +33,13 @@ export class EngineClient {
   private readonly listeners = new Set<(batch: Batch) => void>();
   private readonly closers: Array<() => Promise<void>> = [];
 
-  constructor() {
+  /** `checkTiming`: the active check's waits, shortened by tests (the defaults are a person's). */
+  constructor({ checkTiming }: Pick<HostOptions, 'checkTiming'> = {}) {
     // History is the page's (IndexedDB); a command keeps what it observed in memory only.
-    this.host = new EngineHost((message) => this.receive(message), { history: async () => null });
+    this.host = new EngineHost((message) => this.receive(message), {
+      history: async () => null,
+      checkTiming,
+    });
     // The engine sends traffic only to a client that mirrors its log (the page does while it shows it); a
     // command judges the rules from every message, so it mirrors from the start.
     void this.request({ type: 'trafficMirror', on: true });

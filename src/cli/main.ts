@@ -6,7 +6,17 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-export type Command = (argv: string[]) => Promise<number>;
+import type { HostOptions } from '../engine/host';
+
+/** What a test may change of a command's engine; a person's run gets the defaults. */
+export interface CommandOptions {
+  /** The active check's waits (`taskscope check`), shortened by tests. */
+  checkTiming?: HostOptions['checkTiming'];
+  /** How long `taskscope check` follows the tasks it started to their end (5 s), shortened by tests. */
+  checkSettleMs?: number;
+}
+
+export type Command = (argv: string[], options?: CommandOptions) => Promise<number>;
 
 const commands: Record<string, () => Promise<Command>> = {
   check: async () => (await import('./commands/check.js')).run,
@@ -14,10 +24,10 @@ const commands: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./commands/serve.js')).run,
 };
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], options: CommandOptions = {}): Promise<number> {
   const [first, ...rest] = argv;
   const load = first !== undefined ? commands[first] : undefined;
-  if (load) return (await load())(rest);
+  if (load) return (await load())(rest, options);
   return (await import('./commands/start.js')).run(argv);
 }
 

@@ -29,6 +29,7 @@ import { SignIns } from './connection/sign-ins';
 import { resend } from './calls';
 import { syncList, taskCommand, trafficCommand } from './task-commands';
 import { CheckRunner } from './active-check/runner';
+import type { Timing } from './active-check/probe';
 import type { FromEngine } from './messages';
 
 import { ReplayHost } from './trace/replay-host';
@@ -44,6 +45,8 @@ export interface HostOptions {
   history?: () => Promise<HistoryDb | null>;
   /** The replay's real timers and settling, for tests. */
   replay?: ReplayOptions;
+  /** The active check's waits, shortened by tests; the defaults (probe.ts TIMING) are what a person gets. */
+  checkTiming?: Partial<Timing>;
 }
 
 /**
@@ -70,7 +73,7 @@ export class EngineHost {
   private readonly endedSessions = new Map<string, string>();
   private readonly signIns = new SignIns();
   /** The report card's active check, one at a time (active-check.ts). */
-  private readonly checks = new CheckRunner();
+  private readonly checks: CheckRunner;
   /** Failed attempts, lost sessions and a receiver gone away, each waited out with backoff (outage.ts). */
   private readonly outages = new OutageRecovery({
     health: (conn, health) => this.setHealth(conn, health),
@@ -82,6 +85,7 @@ export class EngineHost {
     post: (message: FromEngine) => void,
     private readonly options: HostOptions = {},
   ) {
+    this.checks = new CheckRunner(options.checkTiming);
     this.outbox = new Outbox(post, {
       takeTaskParts: (view) =>
         this.replays.active

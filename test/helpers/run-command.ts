@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import { main } from '../../src/cli/main';
+import { main, type CommandOptions } from '../../src/cli/main';
 
 /**
  * Runs `taskscope …` in this process (as bin/taskscope.mjs does, without process.exit) and returns its exit
@@ -7,6 +7,7 @@ import { main } from '../../src/cli/main';
  */
 export async function runInProcess(
   argv: string[],
+  options: CommandOptions = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
@@ -25,7 +26,7 @@ export async function runInProcess(
     stderr += `${parts.join(' ')}\n`;
   });
   try {
-    const code = await main(argv);
+    const code = await main(argv, options);
     return { code, stdout, stderr };
   } finally {
     out.mockRestore();

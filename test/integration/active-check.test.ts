@@ -6,6 +6,18 @@ import { waitFor } from '../helpers/wait';
 import type { ActiveCheckState, RuleId, RuleResult } from '../../src/rules/report-types';
 
 const settings = { paused: false, minPollIntervalMs: 0 };
+/**
+ * The check's waits, shortened: a ttl of 0.5 s asked for and looked at 0.3 s after it ran out (a person's
+ * check asks for 1.5 s and looks 1 s after). The create answer still arrives well within it.
+ */
+type Timing = { blockProbeMs?: number; shortTtlMs: number; expiryGraceMs: number };
+const checkTiming: Timing = { shortTtlMs: 500, expiryGraceMs: 300 };
+/**
+ * For the demo's slow_job (6 s) also tasks/result held 0.5 s instead of 2 s: as blocking, the task being far
+ * from its end. Not for the faults case's job (0.6 s): its tasks/result answers at its end anyway, and a
+ * probe ended just before it would have the cancel of the live task race the task's own end.
+ */
+const onSlowJob: Timing = { ...checkTiming, blockProbeMs: 500 };
 let receiver: RunningReceiver | undefined;
 let engine: ReturnType<typeof engineOverChannel> | undefined;
 afterEach(async () => {
@@ -14,8 +26,8 @@ afterEach(async () => {
   engine = receiver = undefined;
 });
 
-async function connected(url: string) {
-  engine = engineOverChannel();
+async function connected(url: string, timing: Timing | undefined = checkTiming) {
+  engine = engineOverChannel({ checkTiming: timing });
   const reply = await engine.bridge.request({ type: 'connect', connectionId: 1, url, headers: {}, settings });
   expect(reply.ok).toBe(true);
   return engine;
@@ -33,7 +45,7 @@ const progress = (batches: ReturnType<typeof engineOverChannel>['batches']) =>
 describe('the active check against the demo receiver (2025-11-25)', () => {
   it('probes unknown ids, both cancels, an early tasks/result, a short ttl and paging; no fail', async () => {
     receiver = await startDemoReceiver();
-    const { bridge, batches, tasks } = await connected(receiver.url);
+    const { bridge, batches, tasks } = await connected(receiver.url, onSlowJob);
     const reply = await bridge.request({ type: 'checkReceiver', tool: 'slow_job' });
     if (!reply.ok) throw new Error(reply.reason);
     const { state } = reply;
@@ -44,7 +56,7 @@ describe('the active check against the demo receiver (2025-11-25)', () => {
     expect(finding(state, 'capability-tasks-cancel')?.verdict).toBe('pass');
     expect(finding(state, 'result-after-terminal')?.reason).toMatch(/blocks/);
     expect(finding(state, 'requested-ttl-honoured')?.verdict).toBe('pass');
-    // The demo purges at the ttl: the check waited (1.5 s) and saw it gone.
+    // The demo purges at the ttl: the check waited (0.5 s and 0.3 s more) and saw it gone.
     expect(finding(state, 'ttl-not-kept-beyond')?.verdict).toBe('pass');
     expect(finding(state, 'list-paging')).toMatchObject({ verdict: 'pass' });
     expect(finding(state, 'list-paging')?.reason).toMatch(/unknown cursor gets -32602/);
@@ -62,7 +74,8 @@ describe('the active check against the demo receiver (2025-11-25)', () => {
 
   it('refuses a second check while one runs, and Stop ends it and cancels what it started', async () => {
     receiver = await startDemoReceiver();
-    const { bridge, batches, tasks } = await connected(receiver.url);
+    // The default timing: tasks/result is held open 2 s, the window in which this test stops the check.
+    const { bridge, batches, tasks } = await connected(receiver.url, undefined);
     const running = bridge.request({ type: 'checkReceiver' });
     // Stopped while tasks/result is held open on the running task: the step is "running" from before it
     // starts its task, so what is waited for is the tasks/result request itself, in the engine's traffic.
@@ -176,14 +189,23 @@ describe('the active check against the demo receiver with faults switched on', (
     ['list-refused', 'capability-tasks-list'],
     ['bogus-cursor-accepted', 'list-paging'],
   ];
-  it.each(cases)('?faults=%s: %s fails, and nothing else', async (fault, rule) => {
-    receiver = await startDemoReceiver();
-    const { bridge } = await connected(`${receiver.url}?faults=${fault}`);
-    const reply = await bridge.request({ type: 'checkReceiver' });
-    if (!reply.ok) throw new Error(reply.reason);
-    const fails = reply.state.findings.filter((f) => f.verdict === 'fail');
-    expect(fails.map((f) => f.id)).toEqual(rule === 'no rule' ? [] : [rule]);
-    if (rule !== 'no rule') expect(fails[0]?.firstOffence?.detail).toBeTruthy();
-    expect(reply.state.steps.filter((s) => s.state === 'error')).toEqual([]);
-  });
+  // Side by side (vitest's default of five at a time), each with a receiver and an engine of its own: most of
+  // a check is its waits, not work.
+  it.concurrent.for(cases)(
+    '?faults=%s: %s fails, and nothing else',
+    async ([fault, rule], { expect, onTestFinished }) => {
+      const own = await startDemoReceiver();
+      onTestFinished(() => own.close());
+      const e = engineOverChannel({ checkTiming });
+      onTestFinished(() => e.close());
+      const connect = { type: 'connect', connectionId: 1, headers: {}, settings } as const;
+      expect((await e.bridge.request({ ...connect, url: `${own.url}?faults=${fault}` })).ok).toBe(true);
+      const reply = await e.bridge.request({ type: 'checkReceiver' });
+      if (!reply.ok) throw new Error(reply.reason);
+      const fails = reply.state.findings.filter((f) => f.verdict === 'fail');
+      expect(fails.map((f) => f.id)).toEqual(rule === 'no rule' ? [] : [rule]);
+      if (rule !== 'no rule') expect(fails[0]?.firstOffence?.detail).toBeTruthy();
+      expect(reply.state.steps.filter((s) => s.state === 'error')).toEqual([]);
+    },
+  );
 });

@@ -27,6 +27,19 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 const demo = () => demoFor(later);
+/**
+ * The check's waits, shortened as in active-check.test.ts (a person's run asks for a ttl of 1.5 s and looks 1 s
+ * after it ran out; here 0.5 s and 0.3 s): what each run here grades is the same, seen sooner. The tasks it
+ * started are followed 1 s at most afterwards, not 5 s: under ?faults=wrong-unknown-code a purged task never
+ * reads gone (its tasks/get answers another code), so that wait runs out in full, and no assertion here is
+ * about it.
+ */
+const quick = { checkTiming: { shortTtlMs: 500, expiryGraceMs: 300 }, checkSettleMs: 1000 };
+/**
+ * On the demo's slow_job (6 s) also tasks/result held 0.5 s, not 2 s: as blocking, the task far from its end.
+ * Not on the faults case's job (0.6 s), whose tasks/result answers at its end anyway.
+ */
+const onSlowJob = { ...quick, checkTiming: { ...quick.checkTiming, blockProbeMs: 500 } };
 
 const file = (name: string) => path.join(folder, name);
 
@@ -42,18 +55,21 @@ async function junitOf(name: string) {
 describe('taskscope check', () => {
   it('passes the demo receiver (exit 0), with a JUnit file of one testcase per rule and a trace the page opens', async () => {
     const receiver = await demo();
-    const run = await runInProcess([
-      'check',
-      receiver.url,
-      '--junit',
-      file('pass.xml'),
-      '--json',
-      file('pass.json'),
-      '--markdown',
-      file('pass.md'),
-      '--trace',
-      file('pass.trace.json'),
-    ]);
+    const run = await runInProcess(
+      [
+        'check',
+        receiver.url,
+        '--junit',
+        file('pass.xml'),
+        '--json',
+        file('pass.json'),
+        '--markdown',
+        file('pass.md'),
+        '--trace',
+        file('pass.trace.json'),
+      ],
+      onSlowJob,
+    );
     expect(run.stderr).toContain('running slow_job as a task');
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^PASS \(\d+\)$/m);
@@ -90,12 +106,10 @@ describe('taskscope check', () => {
     ['terminal-cancel-accepted', 'terminal-cancel-refused'],
   ])('fails the demo with ?faults=%s (exit 1): %s is a JUnit failure', async (fault, rule) => {
     const receiver = await demo();
-    const run = await runInProcess([
-      'check',
-      `${receiver.url}?faults=${fault}`,
-      '--junit',
-      file(`${fault}.xml`),
-    ]);
+    const run = await runInProcess(
+      ['check', `${receiver.url}?faults=${fault}`, '--junit', file(`${fault}.xml`)],
+      quick,
+    );
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(new RegExp(`^Result: FAIL \\(exit 1\\): failed: .*${rule}`, 'm'));
     const { parsed, byRule } = await junitOf(`${fault}.xml`);
@@ -114,26 +128,18 @@ describe('taskscope check', () => {
       const receiver = await demo();
       const url = `${receiver.url}?faults=wrong-unknown-code`;
       await writeFile(file('baseline.json'), JSON.stringify({ expectedFailures: ['unknown-task-error'] }));
-      const expected = await runInProcess([
-        'check',
-        url,
-        '--baseline',
-        file('baseline.json'),
-        '--junit',
-        file('b.xml'),
-      ]);
+      const expected = await runInProcess(
+        ['check', url, '--baseline', file('baseline.json'), '--junit', file('b.xml')],
+        quick,
+      );
       expect(expected.code).toBe(0);
       expect(expected.stdout).toContain('baseline: expected');
       expect((await junitOf('b.xml')).byRule.get('unknown-task-error')?.skipped).toBeDefined();
 
-      const fixed = await runInProcess([
-        'check',
-        receiver.url,
-        '--baseline',
-        file('baseline.json'),
-        '--junit',
-        file('s.xml'),
-      ]);
+      const fixed = await runInProcess(
+        ['check', receiver.url, '--baseline', file('baseline.json'), '--junit', file('s.xml')],
+        onSlowJob,
+      );
       expect(fixed.code).toBe(1);
       expect(fixed.stdout).toMatch(/failed: unknown-task-error \(stale baseline entry\)/);
       const stale = (await junitOf('s.xml')).byRule.get('unknown-task-error')?.failure as Array<{
@@ -142,7 +148,7 @@ describe('taskscope check', () => {
       expect(stale[0]?.type).toBe('stale-baseline');
 
       await writeFile(file('bad-baseline.json'), JSON.stringify(['no-such-rule']));
-      const bad = await runInProcess(['check', url, '--baseline', file('bad-baseline.json')]);
+      const bad = await runInProcess(['check', url, '--baseline', file('bad-baseline.json')], quick);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/"no-such-rule" is not a rule id/);
     },
@@ -154,11 +160,11 @@ describe('taskscope check', () => {
     async () => {
       const receiver = await startSdk24Receiver({ mode: 'strict' });
       later(receiver.close);
-      const detected = await runInProcess(['check', receiver.url, '--json', file('2026.json')]);
+      const detected = await runInProcess(['check', receiver.url, '--json', file('2026.json')], quick);
       expect(detected.stdout).toMatch(/^ {2}protocol {2}2026-07-28$/m);
       expect(detected.stdout).toContain('ext-tasks/specification/2026-07-28');
       expect(detected.code).toBe(0);
-      const forced = await runInProcess(['check', receiver.url, '--protocol', '2026-07-28']);
+      const forced = await runInProcess(['check', receiver.url, '--protocol', '2026-07-28'], quick);
       expect(forced.code).toBe(0);
       expect(receiver.arrivals.some((a) => a.method === 'tools/call')).toBe(true);
     },
@@ -166,14 +172,10 @@ describe('taskscope check', () => {
 
   it('gives up on a port nothing listens on after --timeout (exit 4)', async () => {
     const port = await freePort();
-    const run = await runInProcess([
-      'check',
-      `http://127.0.0.1:${port}/mcp`,
-      '--timeout',
-      '1',
-      '--junit',
-      file('down.xml'),
-    ]);
+    const run = await runInProcess(
+      ['check', `http://127.0.0.1:${port}/mcp`, '--timeout', '1', '--junit', file('down.xml')],
+      quick,
+    );
     expect(run.code).toBe(4);
     expect(run.stderr).toMatch(/no answer within 1 s/);
     const { parsed } = await junitOf('down.xml');
@@ -182,28 +184,31 @@ describe('taskscope check', () => {
 
   it('is incomplete (exit 3) with the reason when no tool can run as a task', async () => {
     const plain = await plainReceiver();
-    const none = await runInProcess(['check', plain]);
+    const none = await runInProcess(['check', plain], quick);
     expect(none.code).toBe(3);
     expect(none.stdout).toMatch(/^Result: INCOMPLETE \(exit 3\): no task could be run: /m);
 
     const receiver = await demo();
-    const named = await runInProcess(['check', receiver.url, '--tool', 'echo']);
+    const named = await runInProcess(['check', receiver.url, '--tool', 'echo'], quick);
     expect(named.code).toBe(3);
     expect(named.stdout).toMatch(/echo is not a tool the check can run as a task/);
   });
 
   it('runs a named tool with --args, and refuses mistakes with exit 2', async () => {
     const receiver = await demo();
-    const run = await runInProcess([
-      'check',
-      receiver.url,
-      '--tool',
-      'slow_job',
-      '--args',
-      '{"durationMs": 8000, "steps": 2}',
-      '--json',
-      file('args.json'),
-    ]);
+    const run = await runInProcess(
+      [
+        'check',
+        receiver.url,
+        '--tool',
+        'slow_job',
+        '--args',
+        '{"durationMs": 8000, "steps": 2}',
+        '--json',
+        file('args.json'),
+      ],
+      onSlowJob,
+    );
     expect(run.code).toBe(0);
     const json = JSON.parse(await readFile(file('args.json'), 'utf8')) as { tool: unknown };
     expect(json.tool).toEqual({ name: 'slow_job', args: { durationMs: 8000, steps: 2 }, chosenBy: 'flag' });

@@ -78,7 +78,11 @@ describe('taskscope over stdio', () => {
   it('check judges a stdio server as it judges an HTTP one, naming it stdio:NAME', async () => {
     const folder = await mkdtemp(path.join(tmpdir(), 'taskscope-stdio-'));
     const traceFile = path.join(folder, 'run.trace.json');
-    const run = await runInProcess(['check', '--stdio', 'name=demo', '--trace', traceFile, ...STDIO_DEMO]);
+    // The check's waits shortened as in cli-check.test.ts: what is checked here is the stdio path, not them.
+    const run = await runInProcess(['check', '--stdio', 'name=demo', '--trace', traceFile, ...STDIO_DEMO], {
+      checkTiming: { blockProbeMs: 500, shortTtlMs: 500, expiryGraceMs: 300, cancelSettleMs: 1000 },
+      checkSettleMs: 1000,
+    });
     // The trace names the receiver by the bridge's URL, as the page records a stdio connection: it opens.
     const trace = parseTrace(JSON.parse(await readFile(traceFile, 'utf8')));
     await rm(folder, { recursive: true, force: true });

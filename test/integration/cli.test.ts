@@ -32,25 +32,27 @@ interface Snapshot {
 }
 
 describe('taskscope: the command', () => {
-  // Four Node processes, each compiling the command through tsx: on a loaded 2-core machine they alone can take
-  // half a minute, hence the longer deadline.
+  // Four Node processes, each compiling the command through tsx, run side by side (they share nothing): on a
+  // loaded 2-core machine they alone can take half a minute, hence the longer deadline.
   it('says its version and its usage, and refuses mistakes with exit code 2 and a sentence', async () => {
-    const version = await runCli(['--version']);
-    expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
-    const help = await runCli(['--help']);
-    expect(help.code).toBe(0);
-    expect(help.stdout).toContain('taskscope --stdio [name=NAME]');
     // Every parse mistake and its sentence is tested in-process (src/cli/start/args.test.ts); here, that the
     // process says one and exits 2, for a flag and for a config file that cannot be read.
     const mistakes: Array<[string[], RegExp]> = [
       [['--bogus'], /Unknown option '--bogus'/],
       [['--config', path.join(folder, 'missing.json')], /no such file/],
     ];
-    for (const [args, says] of mistakes) {
-      const run = await runCli(args, { env: env() });
-      expect(run.code, args.join(' ')).toBe(2);
-      expect(run.stderr, args.join(' ')).toMatch(says);
-    }
+    const [version, help, ...wrong] = await Promise.all([
+      runCli(['--version']),
+      runCli(['--help']),
+      ...mistakes.map(([args]) => runCli(args, { env: env() })),
+    ]);
+    expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+    expect(help?.code).toBe(0);
+    expect(help?.stdout).toContain('taskscope --stdio [name=NAME]');
+    mistakes.forEach(([args, says], i) => {
+      expect(wrong[i]?.code, args.join(' ')).toBe(2);
+      expect(wrong[i]?.stderr, args.join(' ')).toMatch(says);
+    });
   }, 120_000);
 
   it('says when the port is taken, and which one is free', async () => {

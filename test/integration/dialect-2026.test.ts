@@ -48,7 +48,7 @@ describe('the 2026-07-28 dialect', () => {
     expect(reply.ok).toBe(true);
     expect(e.health()).toMatchObject({ status: 'connected', era: '2026-07-28', detectedBy: 'discover' });
     expect(reply.ok && reply.support).toMatchObject({ toolCall: true, cancel: true, list: false });
-    const { tool, taskId } = await run(e, 'slow_job', { durationMs: 1200, steps: 2, pollIntervalMs: 200 });
+    const { tool, taskId } = await run(e, 'slow_job', { durationMs: 600, steps: 2, pollIntervalMs: 200 });
     expect(tool.taskSupport).toBe('receiver');
     await waitFor(() => e.tasks.getState().tasks.get(taskId)?.result.state === 'fetched', 10_000);
     const task = e.tasks.getState().tasks.get(taskId)!;
@@ -59,7 +59,7 @@ describe('the 2026-07-28 dialect', () => {
     expect(sent).not.toContain('tasks/result');
     expect(sent).not.toContain('initialize');
     // Poll discipline is the tracker's, the same as for 2025-11-25: never sooner than asked, from the create
-    // on (how many polls a 1.2 s task gets is the machine's business; one at least, the one that saw it end).
+    // on (how many polls a 0.6 s task gets is the machine's business; one at least, the one that saw it end).
     const polls = task.entries.flatMap((x) =>
       x.kind === 'observation' && (x.source === 'poll' || x.source === 'create') ? [x.sentAt ?? NaN] : [],
     );
@@ -144,9 +144,10 @@ describe('the 2026-07-28 dialect', () => {
 
   it("a receiver whose listen honours no task ids (server 2.4's own router): said once, and polling alone carries the task", async () => {
     const { e } = await connected({ pushes: false });
-    // Both work for 8 s, long enough for both streams to open while they run.
-    const { taskId } = await run(e, 'slow_job', { durationMs: 8000, steps: 2, pollIntervalMs: 200 });
-    const { taskId: second } = await run(e, 'slow_job', { durationMs: 8000, steps: 2, pollIntervalMs: 200 });
+    // Both work for 5 s, long enough for both streams to open while they run: the second opens after the
+    // first closed and a retry pause (1 s, then 2 s: task-listen-2026.ts), about 2.5 s in.
+    const { taskId } = await run(e, 'slow_job', { durationMs: 5000, steps: 2, pollIntervalMs: 200 });
+    const { taskId: second } = await run(e, 'slow_job', { durationMs: 5000, steps: 2, pollIntervalMs: 200 });
     // Once may be ids it no longer has; the second stream that honours none is said, and no more are opened.
     await waitFor(
       () => e.batches.some((b) => /pushes no task updates/.test(b.connection?.streamNote ?? '')),

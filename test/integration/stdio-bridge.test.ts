@@ -104,10 +104,9 @@ describe('the stdio bridge with server-everything in stdio mode', () => {
   }, 30_000);
 
   it('gives two page connections two processes', async () => {
-    const a = await connect2025('everything');
-    const b = await connect2025('everything');
-    await new TasksApi(a.session).listTools();
-    await new TasksApi(b.session).listTools();
+    // Started side by side: each process starts in about a second, and nothing here depends on the order.
+    const [a, b] = await Promise.all([connect2025('everything'), connect2025('everything')]);
+    await Promise.all([a, b].map(({ session }) => new TasksApi(session).listTools()));
     const pidA = connectionOf(a.route).child!.pid!;
     const pidB = connectionOf(b.route).child!.pid!;
     expect(pidA).not.toBe(pidB);
@@ -199,7 +198,10 @@ describe('the stdio bridge with server-everything in stdio mode', () => {
   });
 
   it('refuses a page connection beyond the limit, saying so', async () => {
-    for (let i = 0; i < 3; i++) await new TasksApi((await connect2025('everything')).session).listTools();
+    // The three up to the limit, started side by side (each process takes about a second to start).
+    await Promise.all(
+      [0, 1, 2].map(async () => new TasksApi((await connect2025('everything')).session).listTools()),
+    );
     const error = await McpSession.connect({
       url: urlOf('everything'),
       fetch: stdioFetch(fetch, newRoute(app.relayToken)),

@@ -49,21 +49,21 @@ describe('tracker against the demo receiver', () => {
     await connect();
     // It works for 10 min: the test waits for the polls it needs, then cancels it.
     const id = await run('variable_poll_job', {
-      fastMs: 150,
-      slowMs: 900,
-      switchAfterMs: 800,
+      fastMs: 100,
+      slowMs: 400,
+      switchAfterMs: 400,
       totalMs: 600_000,
     });
     const gaps = () => {
       const sent = asks(id);
       return sent.slice(1).map((p, i) => ({ gap: p.sentAt - sent[i]!.sentAt, hint: sent[i]!.pollInterval! }));
     };
-    // The create answer brings 150; the polls after the switch bring 900: two gaps begun at 900 at least.
-    await waitFor(() => gaps().length > 4 && gaps().filter((g) => g.hint === 900).length >= 2, 15_000);
+    // The create answer brings 100; the polls after the switch bring 400: two gaps begun at 400 at least.
+    await waitFor(() => gaps().length > 4 && gaps().filter((g) => g.hint === 400).length >= 2, 15_000);
     expect(await tracker.cancel(id)).toBeNull();
     // Never sooner than the hint in force when the gap began (a few ms of timer slack allowed).
     for (const { gap, hint } of gaps()) expect(gap).toBeGreaterThanOrEqual(hint - 5);
-    expect(gaps().some((g) => g.hint === 150)).toBe(true);
+    expect(gaps().some((g) => g.hint === 100)).toBe(true);
     expect(record(id).pollsAfterTerminal).toBe(0);
   });
 
@@ -78,8 +78,8 @@ describe('tracker against the demo receiver', () => {
 
   it('expiry: after the ttl the receiver purges the task, and the tracker says so and keeps the result', async () => {
     await connect();
-    // Purged 4 s after it completes: the result, fetched a poll (500 ms) after the end, is there long before.
-    const id = await run('short_ttl_job', { ttlMs: 4000, durationMs: 100 });
+    // Purged 2 s after it completes: the result, fetched a poll (500 ms) after the end, is there long before.
+    const id = await run('short_ttl_job', { ttlMs: 2000, durationMs: 100 });
     await waitFor(() => record(id).result.state === 'fetched', 5000);
     await waitFor(() => record(id).lifecycle === 'purged', 15_000);
     expect(record(id).lastError?.kind).toBe('purged');

@@ -48,8 +48,8 @@ describe('tracker against the user documents’ shapes', () => {
   });
 
   it('never calls tasks/result before the task is terminal; -32602 there classifies as not-ready', async () => {
-    // It works for 3 s: the early tasks/result below goes one request after its create.
-    const id = await run({ durationMs: 3000 });
+    // It works for 1 s: the early tasks/result below goes one request after its create.
+    const id = await run({ durationMs: 1000, pollInterval: 200 });
     const early = await api.getTaskResult(id).catch((e: unknown) => e);
     expect(classifyError(early, { method: 'tasks/result', knownTask: true, taskLive: true }).kind).toBe(
       'not-ready',
@@ -69,7 +69,8 @@ describe('tracker against the user documents’ shapes', () => {
   });
 
   it('-32429: backs off, counts it and carries on', async () => {
-    const id = await run({ durationMs: 2500, pollInterval: 200 });
+    // Still working when the next poll is refused (it works for 1.5 s; polled every 0.2 s).
+    const id = await run({ durationMs: 1500, pollInterval: 200 });
     receiver.forceRateLimitOnce();
     await waitFor(() => record(id).rateLimitedCount === 1, 3000);
     expect(record(id).lastError?.kind).toBe('rate-limited');
@@ -88,8 +89,8 @@ describe('tracker against the user documents’ shapes', () => {
   });
 
   it('"Task has expired" after the ttl: purged, with what was fetched kept', async () => {
-    // Expired 3 s after it finishes: its result, fetched a poll after the end, is there long before.
-    const id = await run({ durationMs: 200, pollInterval: 200 }, 3000);
+    // Expired 1.5 s after it finishes: its result, fetched a poll (0.2 s) after the end, is there long before.
+    const id = await run({ durationMs: 200, pollInterval: 200 }, 1500);
     await waitFor(() => record(id).result.state === 'fetched', 5000);
     await waitFor(() => record(id).lifecycle === 'purged', 10_000);
     expect(queryClient.getQueryData(queryKeys.taskResult(7, id))).toBeDefined();

@@ -18,11 +18,12 @@ import { oneLine } from '../../format/control-chars';
 import { connectWithin } from '../connect';
 import { EngineClient } from '../engine-client';
 import { Progress } from '../progress';
+import type { CommandOptions } from '../main';
 
 /** After the check, the tasks it started are followed this long at most to their end (results, purges). */
 const SETTLE_MS = 5_000;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], options: CommandOptions = {}): Promise<number> {
   let args: CheckArgs;
   let baseline: Baseline | undefined;
   try {
@@ -40,7 +41,7 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   const progress = new Progress(process.stderr);
-  const client = new EngineClient();
+  const client = new EngineClient({ checkTiming: options.checkTiming });
   const version = packageVersion();
   try {
     progress.show(`connecting to ${args.url}`);
@@ -81,7 +82,7 @@ export async function run(argv: string[]): Promise<number> {
     const reply = await client.request({ type: 'checkReceiver', tool: args.tool, args: args.args });
     stopProgress();
     progress.show('following the tasks it started to their end');
-    await settle(client, SETTLE_MS);
+    await settle(client, options.checkSettleMs ?? SETTLE_MS);
     progress.clear();
 
     const check = reply.ok ? reply.state : undefined;

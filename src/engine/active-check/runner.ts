@@ -1,13 +1,16 @@
 import { eachPage, normaliseTool, type Era, type ToolInfo } from '../../mcp';
 import type { ActiveCheckState } from '../../rules/report-types';
 import { ActiveCheck, type CheckTarget } from './active-check';
-import { withOwnSignal } from './probe';
+import { withOwnSignal, type Timing } from './probe';
 import type { Connection } from '../connection/connection';
 import type { Replies } from '../messages';
 
 /** The engine's one check at a time, on the current connection. */
 export class CheckRunner {
   private current: { check: ActiveCheck; connectionId: number } | null = null;
+
+  /** `timing`: shorter waits for tests; unset, each check gets the defaults a person gets. */
+  constructor(private readonly timing?: Partial<Timing>) {}
 
   async start(
     conn: Connection | null,
@@ -18,7 +21,7 @@ export class CheckRunner {
     if (!conn || conn.closed || !conn.holder.session)
       return { ok: false, reason: 'Not connected to a receiver.' };
     if (this.current) return { ok: false, reason: 'A check is already running.' };
-    const check = new ActiveCheck(targetFor(conn), { tool, args, onProgress });
+    const check = new ActiveCheck(targetFor(conn), { tool, args, onProgress, timing: this.timing });
     this.current = { check, connectionId: conn.id };
     try {
       return { ok: true, state: await check.run() };
