@@ -1,16 +1,17 @@
 // `npm test`: every check, phase by phase, stopping at the first group that fails, then each phase's seconds, so
 // slow growth shows on every run. Each phase is an npm script, so it can also be run alone. Phases in one group
-// run side by side (one core each): typecheck and lint time nothing, unlike the test phases, which run alone.
+// run side by side: typecheck, lint and pack time nothing (pack mostly packs and installs), unlike the test
+// phases after them, which each have the machine to themselves.
 import { spawn } from 'node:child_process';
 
 const groups = [
   [
     ['typecheck', 'typecheck'],
     ['lint', 'lint'],
+    ['pack', 'test:pack'],
   ],
   [['unit', 'test:unit']],
   [['integration', 'test:integration']],
-  [['pack', 'test:pack']],
   [['e2e', 'test:e2e']],
 ];
 
