@@ -18,7 +18,8 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   reporter: [['list']],
   use: {
-    trace: 'retain-on-failure',
+    // Recording a trace for every test cost a third of the suite's time; a failure's retry records one.
+    trace: 'on-first-retry',
     launchOptions: { executablePath: chromiumPath, args: CHROMIUM_ARGS },
   },
 });

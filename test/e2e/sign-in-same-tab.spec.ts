@@ -31,7 +31,8 @@ test('no popup: the sign-in page opens in this tab, and the page comes back wher
   await page.getByTestId('auth-sign-in').click();
 
   // The authorization server's page, in this very tab; the pending sign-in waits in this tab's storage.
-  await expect(page.getByRole('heading')).toHaveText('Taskscope demo authorization server');
+  // Found by its name: until the tab has navigated, the page's own headings are there too.
+  await expect(page.getByRole('heading', { name: 'Taskscope demo authorization server' })).toBeVisible();
   const kept = await page.evaluate((key) => sessionStorage.getItem(key), TRIP_KEY);
   expect(kept).toContain('codeVerifier');
   expect(kept).not.toContain('access_token');
