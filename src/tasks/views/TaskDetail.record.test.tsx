@@ -3,12 +3,7 @@ import { act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient, queryKeys } from '../../tracker/queries';
-import {
-  newTrackedTask,
-  type ObservationEntry,
-  type TimelineEntry,
-  type TrackedTask,
-} from '../../tracker/task-store';
+import { newTrackedTask, type TimelineEntry, type TrackedTask } from '../../tracker/task-store';
 import { applyTaskChanges } from '../../tracker/task-changes';
 import { useConnection } from '../../state/connection';
 import { useSelection } from '../../state/selection';
@@ -18,6 +13,7 @@ import { tasksStore } from '../tasks-store';
 import { TaskDetail } from './TaskDetail';
 import { TaskTime } from './TaskTime';
 import { reactRoot } from '../../../test/helpers/react-root';
+import { observation } from '../../../test/helpers/observation';
 
 /**
  * The task detail drawn from a record and a snapshot, as the engine's batches leave them on the page: the
@@ -27,17 +23,7 @@ import { reactRoot } from '../../../test/helpers/react-root';
 const view = reactRoot();
 const T0 = new Date(2026, 11, 7, 14, 30, 0, 0).getTime();
 
-const obs = (at: number, status: ObservationEntry['status'], over: Partial<ObservationEntry> = {}) =>
-  ({
-    kind: 'observation',
-    at,
-    source: 'poll',
-    sentAt: at - 10,
-    latencyMs: 10,
-    status,
-    warnings: [],
-    ...over,
-  }) satisfies ObservationEntry;
+const obs = observation;
 
 let queryClient = createQueryClient();
 
