@@ -84,8 +84,10 @@ export function TaskList() {
 
   const submitPaste = (event: FormEvent) => {
     event.preventDefault();
-    void trackTaskId(paste).then((tracked) => {
-      if (tracked) setPaste('');
+    const submitted = paste;
+    // Emptied once followed, unless another id has been typed meanwhile: that one is the person's next.
+    void trackTaskId(submitted).then((tracked) => {
+      if (tracked) setPaste((now) => (now === submitted ? '' : now));
     });
   };
 
