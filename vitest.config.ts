@@ -17,7 +17,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['src/**/*.test.{ts,tsx}', 'test/lint/**/*.test.ts'] },
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.{ts,tsx}', 'test/lint/**/*.test.ts'],
+          // In one run of both projects (`npx vitest`), the unit files first, then the integration files.
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
@@ -27,6 +32,7 @@ export default defineConfig({
           // Mostly waiting on receivers' timers rather than computing: four files at a time on two cores is a
           // third faster than two, and each still gets its turn (more starve the timing-sensitive ones).
           maxWorkers: 4,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
