@@ -99,9 +99,42 @@ export function buildContext(input: ReportInput): Context {
 
 /** Observations that answered a question of ours (not pushes), with a usable status. */
 export const answered = (o: ObservationEntry) => o.source !== 'notification' && o.status !== null;
+/**
+ * Observations with a usable status, whatever brought them (an answer, a push, a list item, a probe): the
+ * status rules' evidence. A status seen once, even only in a push, counts at once.
+ */
+export const seen = (o: ObservationEntry) => o.status !== null;
 export const terminal = (o: ObservationEntry) => isTerminal(o.status);
-/** When the question behind an observation went out (the arrival, for pushes and anything unsent). */
+/**
+ * When an observation started: when the question behind it went out, or its arrival for pushes and anything
+ * unsent. An answer counts from when its request was sent, a push from when it arrived.
+ */
 export const askedAt = (o: ObservationEntry) => o.sentAt ?? o.at;
+
+/**
+ * For a terminal push no answer ever confirmed: the first answer asked after it, when that answer says
+ * otherwise and no result was handed over in between to confirm the push. Such a push is contradicted, which
+ * is pushes-consistent's business alone (the push, not the task, said something false).
+ */
+export function contradictingAnswer(
+  task: TrackedTask,
+  obs: readonly ObservationEntry[],
+  i: number,
+): ObservationEntry | undefined {
+  const push = obs[i];
+  if (!push || push.source !== 'notification' || !isTerminal(push.status)) return undefined;
+  if (obs.some((o) => answered(o) && o.status === push.status)) return undefined;
+  const next = obs.slice(i + 1).find((o) => answered(o) && askedAt(o) >= push.at);
+  if (!next || next.status === push.status) return undefined;
+  // A result handed over before that answer confirms that the task ended (not which way it ended): a later
+  // answer saying working again is status-transitions' business, one ending otherwise contradicts the push.
+  const confirmed =
+    !isTerminal(next.status) &&
+    task.entries.some(
+      (e) => e.kind === 'result' && e.outcome === 'fetched' && e.at >= push.at && e.at <= askedAt(next),
+    );
+  return confirmed ? undefined : next;
+}
 
 export function offence(taskId: string | undefined, at: number, detail: string): Found {
   return { ...(taskId === undefined ? {} : { taskId }), at, detail, when: at };

@@ -3,7 +3,15 @@
  * later answer says.
  */
 import { isTerminal, type TaskStatus } from '../mcp';
-import { answered, askedAt, offence, parseTime, type Context, type Found, type Judgement } from './evidence';
+import {
+  answered,
+  contradictingAnswer,
+  offence,
+  parseTime,
+  type Context,
+  type Found,
+  type Judgement,
+} from './evidence';
 import { fmt } from './status-rules';
 import { count } from './words';
 
@@ -31,22 +39,12 @@ export function pushesConsistent(ctx: Context): Judgement {
         }
       }
       // A terminal push no answer ever confirmed: the next answer asked after it must say the same.
-      if (isTerminal(push.status) && !obs.some((o) => answered(o) && o.status === push.status)) {
-        const next = obs.slice(i + 1).find((o) => answered(o) && askedAt(o) >= push.at);
-        // A result handed over before that answer confirms the push: a later change is another rule's.
-        const confirmed = task.entries.some(
-          (e) =>
-            e.kind === 'result' &&
-            e.outcome === 'fetched' &&
-            e.at >= push.at &&
-            (!next || e.at <= askedAt(next)),
+      const next = contradictingAnswer(task, obs, i);
+      if (next) {
+        offences.push(
+          offence(task.taskId, next.at, `pushed ${push.status}, then polled ${fmt(next.status)}`),
         );
-        if (next && next.status !== push.status && !confirmed) {
-          offences.push(
-            offence(task.taskId, next.at, `pushed ${push.status}, then polled ${fmt(next.status)}`),
-          );
-          break;
-        }
+        break;
       }
     }
   }

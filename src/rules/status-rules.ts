@@ -1,23 +1,51 @@
 /**
  * Rules on what a task says about itself over time, judged from the tasks' timelines in arrival order: legal
- * status paths, a fixed createdAt, a lastUpdatedAt that never goes back or into the future. An answer to a
- * question sent before an earlier answer arrived may be older news; such an answer is never held against the
- * receiver (its `sentAt` precedes the other's arrival).
+ * status paths, a fixed createdAt, a lastUpdatedAt that never goes back or into the future. Every observation
+ * with a status is evidence of the status path: answers, pushes, list items and probes. An observation counts
+ * from when it started (an answer from when its request was sent, a push from when it arrived), so an answer
+ * to a question sent before another observation arrived may be older news and is never held against the
+ * receiver: a push overtaking an in-flight answer is no fault.
  */
 import { isTerminal, type TaskStatus } from '../mcp';
 import { CLOCK_OUTLIER_MS } from '../tracker/clock-offset';
 import type { ObservationEntry } from '../tracker/task-store';
-import { answered, askedAt, offence, parseTime, type Context, type Found, type Judgement } from './evidence';
+import {
+  askedAt,
+  contradictingAnswer,
+  seen,
+  offence,
+  parseTime,
+  type Context,
+  type Found,
+  type Judgement,
+} from './evidence';
 import { count } from './words';
 
 export const fmt = (status: TaskStatus | null) => status ?? '(none)';
-/** The first status after a terminal one that differs from it, asked after the terminal answer arrived. */
+/** A push whose lastUpdatedAt is not later than the other observation's: older news, whenever it arrived. */
+function olderPush(o: ObservationEntry, than: ObservationEntry): boolean {
+  if (o.source !== 'notification') return false;
+  const ms = parseTime(o.lastUpdatedAt);
+  const thanMs = parseTime(than.lastUpdatedAt);
+  return ms !== undefined && thanMs !== undefined && ms <= thanMs;
+}
+
+/**
+ * The first status after a terminal one that differs from it, seen by an observation that started after the
+ * terminal one was received.
+ */
 function illegalAfter(
   sequence: ObservationEntry[],
 ): { from: ObservationEntry; to: ObservationEntry } | undefined {
   let last: ObservationEntry | undefined;
   for (const o of sequence) {
-    if (last && isTerminal(last.status) && o.status !== last.status && askedAt(o) >= last.at)
+    if (
+      last &&
+      isTerminal(last.status) &&
+      o.status !== last.status &&
+      askedAt(o) >= last.at &&
+      !olderPush(o, last)
+    )
       return { from: last, to: o };
     if (!last || !isTerminal(last.status) || askedAt(o) >= last.at) last = o;
   }
@@ -28,7 +56,9 @@ export function statusTransitions(ctx: Context): Judgement {
   let n = 0;
   const offences: Found[] = [];
   for (const { task, obs } of ctx.tasks) {
-    const sequence = obs.filter(answered);
+    // A terminal push the next answer contradicts (and nothing confirmed) is pushes-consistent's offence: the
+    // push said something false, the task did not change its mind.
+    const sequence = obs.filter((o, i) => seen(o) && !contradictingAnswer(task, obs, i));
     n += sequence.length;
     // A create answer in another status than working is legal: the task may move before the answer is sent.
     const bad = illegalAfter(sequence);
@@ -41,7 +71,7 @@ export function statusTransitions(ctx: Context): Judgement {
     id: 'status-transitions',
     observations: n,
     offences,
-    passReason: `${n} answers, every status change on a legal path.`,
+    passReason: `${count(n, 'status', 'statuses')} seen (answers, pushes, lists and probes), every change on a legal path.`,
     brokenReason: (k) => `${count(k, 'task')} left a terminal status.`,
   };
 }

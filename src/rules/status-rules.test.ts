@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { buildContext, type ReportInput } from './evidence';
+import { statusTransitions } from './status-rules';
+import { failedResultExplains } from './task-rules';
+import { newTrackedTask, type ObservationEntry, type TimelineEntry } from '../tracker/task-store';
+import { observation } from '../../test/helpers/observation';
+
+/** A push as the tracker records it: no request behind it, counted from its arrival. */
+const push = (at: number, status: ObservationEntry['status'], over: Partial<ObservationEntry> = {}) =>
+  observation(at, status, { source: 'notification', sentAt: undefined, latencyMs: undefined, ...over });
+
+const contextOf = (entries: TimelineEntry[]) => {
+  const input: ReportInput = {
+    receiver: { url: 'http://127.0.0.1:1/mcp', era: '2025-11-25' },
+    support: { list: true, cancel: true, toolCall: true },
+    tools: [],
+    tasks: [
+      { ...newTrackedTask({ taskId: 't1', connectionId: 1, origin: 'created', firstSeenAt: 0 }), entries },
+    ],
+    results: new Map(),
+    traffic: [],
+    clockOffsetMs: 0,
+    clockSamples: 1,
+    now: 10_000,
+  };
+  return buildContext(input);
+};
+
+describe('every observation is evidence of the status path', () => {
+  it('a terminal status seen only in a push (its result fetched), then working in a listing asked after it: fail', () => {
+    const judged = statusTransitions(
+      contextOf([
+        observation(100, 'working', { source: 'create' }),
+        push(700, 'completed'),
+        { kind: 'result', at: 760, sentAt: 710, latencyMs: 50, outcome: 'fetched', warnings: [] },
+        observation(1100, 'working', { source: 'list', sentAt: 1090 }),
+      ]),
+    );
+    expect(judged.observations).toBe(3);
+    expect(judged.offences).toEqual([
+      expect.objectContaining({ taskId: 't1', at: 1100, detail: 'completed → working (list)' }),
+    ]);
+  });
+
+  it("a terminal push nothing confirmed and the next answer contradicts is the push rule's, not this one", () => {
+    const judged = statusTransitions(
+      contextOf([
+        observation(100, 'working', { source: 'create' }),
+        push(700, 'completed'),
+        observation(1100, 'working', { source: 'list', sentAt: 1090 }),
+      ]),
+    );
+    expect(judged.offences).toEqual([]);
+  });
+
+  it('working pushed after a terminal answer arrived: fail', () => {
+    const judged = statusTransitions(
+      contextOf([
+        observation(100, 'working', { source: 'create' }),
+        observation(700, 'completed'),
+        push(900, 'working'),
+      ]),
+    );
+    expect(judged.offences.map((o) => o.detail)).toEqual(['completed → working (notification)']);
+  });
+
+  it('a push overtaking an answer in flight is no fault: the answer was asked before the push arrived', () => {
+    const judged = statusTransitions(
+      contextOf([
+        observation(100, 'working', { source: 'create' }),
+        push(700, 'completed'),
+        // Sent at 650, before the push arrived; answered at 720, still working when the receiver wrote it.
+        observation(720, 'working', { sentAt: 650 }),
+        observation(900, 'completed'),
+      ]),
+    );
+    expect(judged.offences).toEqual([]);
+    expect(judged.observations).toBe(4);
+  });
+});
+
+describe('a failed status seen only in a push', () => {
+  it('makes "a failed task says why" judged: no reason anywhere is an offence', () => {
+    const judged = failedResultExplains(
+      contextOf([observation(100, 'working', { source: 'create' }), push(700, 'failed')]),
+      new Map(),
+    );
+    expect(judged.observations).toBe(1);
+    expect(judged.offences.map((o) => o.detail)).toEqual([
+      'failed with no statusMessage and no error text in its result',
+    ]);
+  });
+
+  it("the push's own statusMessage says why: judged, and passes", () => {
+    const judged = failedResultExplains(
+      contextOf([
+        observation(100, 'working', { source: 'create' }),
+        push(700, 'failed', { statusMessage: 'disk full' }),
+      ]),
+      new Map(),
+    );
+    expect(judged.observations).toBe(1);
+    expect(judged.offences).toEqual([]);
+  });
+});
