@@ -4,6 +4,7 @@ import { RULES, rulesFor, strengthFor } from './catalogue';
 import type { RuleResult } from './report-types';
 import { newTrackedTask, type ObservationEntry } from '../tracker/task-store';
 import { TrafficTap } from '../mcp';
+import { oneTaskReport } from '../../test/helpers/task-records';
 
 const result = (id: RuleResult['id'], verdict: RuleResult['verdict'], source: RuleResult['source']) => ({
   id,
@@ -42,19 +43,7 @@ describe('rule catalogue', () => {
 });
 
 describe('evaluateReport', () => {
-  const input = (entries: ObservationEntry[]) => ({
-    receiver: { url: 'http://127.0.0.1:1/mcp', era: '2025-11-25' as const },
-    support: { list: true, cancel: true, toolCall: true },
-    tools: [],
-    tasks: [
-      { ...newTrackedTask({ taskId: 't1', connectionId: 1, origin: 'created', firstSeenAt: 0 }), entries },
-    ],
-    results: new Map(),
-    traffic: [],
-    clockOffsetMs: 0,
-    clockSamples: 1,
-    now: 10_000,
-  });
+  const input = oneTaskReport;
 
   it('a terminal status that changes fails the MUST, with the first offence to open the task at', () => {
     const card = evaluateReport(

@@ -1,30 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { buildContext, type ReportInput } from './evidence';
+import { buildContext } from './evidence';
 import { statusTransitions } from './status-rules';
 import { failedResultExplains } from './task-rules';
-import { newTrackedTask, type ObservationEntry, type TimelineEntry } from '../tracker/task-store';
-import { observation } from '../../test/helpers/observation';
+import type { ObservationEntry, TimelineEntry } from '../tracker/task-store';
+import { observation, oneTaskReport } from '../../test/helpers/task-records';
 
 /** A push as the tracker records it: no request behind it, counted from its arrival. */
 const push = (at: number, status: ObservationEntry['status'], over: Partial<ObservationEntry> = {}) =>
   observation(at, status, { source: 'notification', sentAt: undefined, latencyMs: undefined, ...over });
 
-const contextOf = (entries: TimelineEntry[]) => {
-  const input: ReportInput = {
-    receiver: { url: 'http://127.0.0.1:1/mcp', era: '2025-11-25' },
-    support: { list: true, cancel: true, toolCall: true },
-    tools: [],
-    tasks: [
-      { ...newTrackedTask({ taskId: 't1', connectionId: 1, origin: 'created', firstSeenAt: 0 }), entries },
-    ],
-    results: new Map(),
-    traffic: [],
-    clockOffsetMs: 0,
-    clockSamples: 1,
-    now: 10_000,
-  };
-  return buildContext(input);
-};
+const contextOf = (entries: TimelineEntry[]) => buildContext(oneTaskReport(entries));
 
 describe('every observation is evidence of the status path', () => {
   it('a terminal status seen only in a push (its result fetched), then working in a listing asked after it: fail', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildTimeline, describeSources, pollSteps } from './timeline-model';
 import { describeRowTime, endedAt, rowTime } from './row-time';
 import { newTrackedTask, type TrackedTask } from './task-store';
-import { observation } from '../../test/helpers/observation';
+import { observation } from '../../test/helpers/task-records';
 
 const obs = observation;
 

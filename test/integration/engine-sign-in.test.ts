@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AuthView, RememberedSignIn } from '../../src/mcp';
+import type { AuthView, RememberedSignIn, ToolInfo } from '../../src/mcp';
 import { consent, startDemoAuth, type DemoAuthServer } from '../helpers/demo-auth';
 import { engineOverChannel } from '../helpers/engine-channel';
 import { waitFor } from '../helpers/wait';
@@ -131,4 +131,95 @@ describe('signing in through the engine', () => {
     // Used once: nothing waits for a callback any more.
     expect(await engine.bridge.request({ type: 'pendingSignIn' })).toBeNull();
   });
+});
+
+/**
+ * Sign-in steps a person takes part in, through the engine's message boundary as the page drives them: an
+ * authorization server on another origin refused, tried again and allowed; a tool that needs more scope, signed
+ * in again while its call waits. (AuthClient alone: auth-flow.test.ts and auth-layouts.test.ts; the card's
+ * buttons: src/connection/AuthSection.test.tsx; the popup itself: test/e2e/sign-in.spec.ts.)
+ */
+const signInUrls = (e: NonNullable<typeof engine>) =>
+  e.batches
+    .flatMap((b) => b.traffic)
+    .filter((t) => t.kind === 'auth')
+    .map((t) => (t.message as { request: { url: string } }).request.url);
+
+/** Connects; the reply is left to come (a connect waiting for the person's answer about an origin holds it). */
+function connect(url: string) {
+  engine = engineOverChannel();
+  void engine.bridge.request({
+    type: 'connect',
+    connectionId: 1,
+    url,
+    headers: {},
+    settings,
+    auth: { redirectUri: REDIRECT },
+  });
+  return engine;
+}
+
+describe('sign-in steps through the engine', () => {
+  it('an authorization server on another origin: not allowed, nothing goes there and the sign-in fails saying so; tried again and allowed, it is used', async () => {
+    server = await startDemoAuth();
+    const other = server.url.replace('127.0.0.1', 'localhost');
+    const e = connect(`${server.receiverUrl}?faults=other-origin`);
+    await waitFor(() => lastAuth(e)?.status === 'confirm-origin', 10_000);
+    expect(lastAuth(e)?.confirmOrigin).toBe(other);
+    expect(signInUrls(e).filter((u) => u.startsWith(other))).toEqual([]);
+
+    await e.bridge.request({ type: 'confirmOrigin', origin: other, allow: false });
+    await waitFor(() => lastAuth(e)?.status === 'failed', 10_000);
+    expect(lastAuth(e)?.error).toContain(`${other}, named by the receiver's metadata, was not allowed`);
+    expect(signInUrls(e).filter((u) => u.startsWith(other))).toEqual([]);
+
+    // Try again: asked once more, and allowed this time, the sign-in goes on there.
+    // Its reply comes once the flow is ready for the popup: after the origin is answered.
+    const again = e.bridge.request({ type: 'signIn' });
+    await waitFor(() => lastAuth(e)?.status === 'confirm-origin', 10_000);
+    await e.bridge.request({ type: 'confirmOrigin', origin: other, allow: true });
+    await again;
+    await waitFor(() => lastAuth(e)?.status === 'sign-in-needed', 10_000);
+    expect(lastAuth(e)?.issuer).toBe(`${other}/demo/auth/faults/other-origin`);
+    expect(signInUrls(e).some((u) => u.startsWith(other))).toBe(true);
+    expect(await e.bridge.request({ type: 'authCallback', callback: await consent(lastAuth(e)!) })).toBe(
+      true,
+    );
+    await waitFor(() => e.health()?.status === 'connected', 10_000);
+    expect(lastAuth(e)?.status).toBe('signed-in');
+  }, 30_000);
+
+  it('a tool that needs more scope: the run waits while the person signs in again for the union of scopes, then goes on to its result', async () => {
+    server = await startDemoAuth();
+    const e = connect(server.receiverUrl);
+    await waitFor(() => lastAuth(e)?.status === 'sign-in-needed', 10_000);
+    await e.bridge.request({ type: 'authCallback', callback: await consent(lastAuth(e)!) });
+    await waitFor(() => e.health()?.status === 'connected', 10_000);
+    expect(lastAuth(e)?.scopes).toEqual(['tools:run', 'offline_access']);
+
+    const { tools } = await e.bridge.request({ type: 'listTools' });
+    const flaky = tools.find((t) => t.name === 'flaky_job') as ToolInfo;
+    const running = e.bridge.request({
+      type: 'run',
+      tool: flaky,
+      args: { failAfterMs: 300, reason: 'scoped' },
+    });
+    await waitFor(() => lastAuth(e)?.status === 'step-up-needed', 10_000);
+    const asked = lastAuth(e)!;
+    // What was granted and what the 403 asked for.
+    expect(new URL(asked.authorizationUrl!).searchParams.get('scope')?.split(' ').sort()).toEqual([
+      'offline_access',
+      'tools:flaky',
+      'tools:run',
+    ]);
+    await e.bridge.request({ type: 'authCallback', callback: await consent(asked) });
+    const run = await running;
+    if (!run.ok || run.taskId === undefined) throw new Error('no task');
+    expect(lastAuth(e)?.scopes).toContain('tools:flaky');
+    const taskId = run.taskId;
+    await waitFor(() => e.tasks.getState().tasks.get(taskId)?.result.state === 'fetched', 10_000);
+    expect(e.tasks.getState().tasks.get(taskId)?.status).toBe('failed');
+    const result = e.batches.flatMap((b) => b.results).find(([id]) => id === taskId)?.[1];
+    expect(JSON.stringify(result)).toContain('flaky_job failed: scoped');
+  }, 30_000);
 });

@@ -1,20 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isTerminal, type ToolInfo, type TrafficEvent } from '../../src/mcp';
 import { evaluateReport } from '../../src/rules/evaluate';
 import type { ObservationEntry, TrackedTask } from '../../src/tracker/task-store';
-import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';
+import { demoFor, stopAfterEach } from '../helpers/cleanups';
 import { engineOverChannel } from '../helpers/engine-channel';
 import { waitFor } from '../helpers/wait';
 
 /** Polling paused: what the tracker learns of a task's end is the receiver's push, and listings asked for. */
 const settings = { paused: true, minPollIntervalMs: 0 };
-let receiver: RunningReceiver | undefined;
-let engine: ReturnType<typeof engineOverChannel> | undefined;
-afterEach(async () => {
-  await engine?.close();
-  await receiver?.close();
-  engine = receiver = undefined;
-});
+const later = stopAfterEach();
 
 const pushedEnd = (task: TrackedTask | undefined) =>
   task?.entries.find(
@@ -41,8 +35,9 @@ const reopenedAfterPush = (task: TrackedTask | undefined) => {
 
 describe('statuses seen in a push are judged (issue #33)', () => {
   it('?faults=terminal-changes: a pushed end, then a listing saying working, fails "Only legal status transitions"', async () => {
-    receiver = await startDemoReceiver();
-    engine = engineOverChannel();
+    const receiver = await demoFor(later);
+    const engine = engineOverChannel();
+    later(engine.close);
     const { bridge, tasks, batches } = engine;
     const url = `${receiver.url}?faults=terminal-changes`;
     const connected = await bridge.request({ type: 'connect', connectionId: 1, url, headers: {}, settings });

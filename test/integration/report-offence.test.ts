@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';
+import { describe, expect, it } from 'vitest';
+import { demoFor, stopAfterEach } from '../helpers/cleanups';
 import { engineOverChannel } from '../helpers/engine-channel';
 
 /**
@@ -8,18 +8,13 @@ import { engineOverChannel } from '../helpers/engine-channel';
  * each fault breaks is active-check.test.ts's; what the card does with the offence, ReportCard.test.tsx's.)
  */
 const settings = { paused: false, minPollIntervalMs: 0 };
-let receiver: RunningReceiver | undefined;
-let engine: ReturnType<typeof engineOverChannel> | undefined;
-afterEach(async () => {
-  await engine?.close();
-  await receiver?.close();
-  engine = receiver = undefined;
-});
+const later = stopAfterEach();
 
 describe('the first offence of a fault the check finds', () => {
   it('?faults=terminal-cancel-accepted: the rule fails, and its offence names the check’s task and a moment of its timeline', async () => {
-    receiver = await startDemoReceiver();
-    engine = engineOverChannel();
+    const receiver = await demoFor(later);
+    const engine = engineOverChannel();
+    later(engine.close);
     const connected = await engine.bridge.request({
       type: 'connect',
       connectionId: 1,

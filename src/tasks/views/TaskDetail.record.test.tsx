@@ -13,7 +13,7 @@ import { tasksStore } from '../tasks-store';
 import { TaskDetail } from './TaskDetail';
 import { TaskTime } from './TaskTime';
 import { reactRoot } from '../../../test/helpers/react-root';
-import { observation } from '../../../test/helpers/observation';
+import { observation } from '../../../test/helpers/task-records';
 
 /**
  * The task detail drawn from a record and a snapshot, as the engine's batches leave them on the page: the
