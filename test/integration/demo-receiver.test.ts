@@ -106,6 +106,29 @@ describe('demo receiver, end to end over Streamable HTTP', () => {
     }
   });
 
+  it('refuses a plain call of a task-required tool with a JSON-RPC -32601 error, and runs it as a task', async () => {
+    const session = await McpSession.connect({ url: receiver.url });
+    try {
+      const api = new TasksApi(session);
+      const { tools } = await api.listTools();
+      const slow = tools.find((t) => t.name === 'slow_job')!;
+      expect(slow.taskSupport).toBe('required');
+      const refusal = await session
+        .request('tools/call', { name: 'slow_job', arguments: { durationMs: 0, steps: 1 } })
+        .then(
+          (result) => ({ result }),
+          (error: unknown) => error,
+        );
+      // An isError result would be an answer, not the error 2025-11-25 asks for.
+      expect(refusal).toMatchObject({ code: -32601 });
+      expect(classifyError(refusal).code).toBe(-32601);
+      const created = await api.createTask(slow, { durationMs: 0, steps: 1, pollIntervalMs: 100 });
+      expect(created.value).toMatchObject({ status: 'working', shape: 'wrapped' });
+    } finally {
+      await session.close();
+    }
+  });
+
   it('flaky_job ends failed with its statusMessage and an isError result', async () => {
     const session = await McpSession.connect({ url: receiver.url });
     try {

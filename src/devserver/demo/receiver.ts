@@ -7,6 +7,7 @@ import { InMemoryTaskMessageQueue } from '@modelcontextprotocol/sdk/experimental
 import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DemoTaskStore } from './task-store.js';
 import { registerDemoTools } from './tools.js';
+import { refusePlainCallsOfTaskRequiredTools } from './task-required.js';
 import { receiverGuard } from '../guard.js';
 import { createHostileHandler, type HostileHandler } from '../hostile/receiver.js';
 
@@ -84,6 +85,7 @@ function createSessionServer(): { server: McpServer; store: DemoTaskStore } {
     taskMessageQueue: new InMemoryTaskMessageQueue(),
   });
   registerDemoTools(server, store);
+  refusePlainCallsOfTaskRequiredTools(server);
   return { server, store };
 }
 
