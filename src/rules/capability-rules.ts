@@ -17,6 +17,11 @@ import {
 import { count, was } from './words';
 
 const METHOD_NOT_FOUND = -32601;
+/**
+ * A plain call of a task-required tool: 2025-11-25 names -32601; -32600 (invalid request) refuses it as
+ * plainly. An isError result does not: the tool's answer is no refusal of the call.
+ */
+const REQUIRED_REFUSALS = new Set([METHOD_NOT_FOUND, -32600]);
 
 const toolNamed = (ctx: Context, params: Record<string, unknown>) =>
   typeof params.name === 'string' ? ctx.input.tools.find((t) => t.name === params.name) : undefined;
@@ -99,7 +104,7 @@ export function toolTaskSupport(ctx: Context): Judgement {
     if (tool.taskSupport === 'required' && !asTask) {
       if (!judgeable(x)) continue;
       n++;
-      if (x.error?.code !== METHOD_NOT_FOUND)
+      if (!REQUIRED_REFUSALS.has(x.error?.code ?? 0))
         offences.push(
           wireOffence(
             x.answer,

@@ -253,6 +253,18 @@ export class TaskTracker {
     return stopped;
   }
 
+  /**
+   * An answer about a tracked task that someone else read (the active check's reads after the end): merged
+   * and judged as any other observation of the task.
+   */
+  observeRead(
+    taskId: string,
+    update: Normalised<TaskSnapshot | null>,
+    meta: { source: 'list' | 'probe'; sentAt: number },
+  ): void {
+    if (this.poller.has(taskId)) this.observe(taskId, update, meta);
+  }
+
   async cancel(taskId: string): Promise<ClassifiedError | null> {
     const sentAt = this.clock.now();
     try {

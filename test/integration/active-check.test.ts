@@ -67,9 +67,15 @@ describe('the active check against the demo receiver (2025-11-25)', () => {
     // Progress reached the page as news while it ran, a step at a time.
     const seen = progress(batches);
     expect(seen.some((s) => s.running && s.steps.some((step) => step.state === 'running'))).toBe(true);
-    // The tasks it created are tracked like any other, so the person sees them.
+    // The tasks it created are tracked like any other, so the person sees them: the shared one, the one
+    // cancelled at once, the short-ttl one.
     const created = [...tasks.getState().tasks.values()].filter((t) => t.tool === 'slow_job');
-    expect(created.length).toBe(2);
+    expect(created.length).toBe(3);
+    // The shared task ran to its end and was read again after it: it kept its status.
+    expect(stepState(state, 'read-after-end')).toBe('done');
+    expect(finding(state, 'status-transitions')?.verdict).toBe('pass');
+    // The demo refuses a plain call of its task-required tool with the JSON-RPC error.
+    expect(finding(state, 'tool-task-support')?.verdict).toBe('pass');
   });
 
   it('refuses a second check while one runs, and Stop ends it and cancels what it started', async () => {

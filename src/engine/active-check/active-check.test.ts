@@ -39,6 +39,8 @@ describe('the tools the active check may run', () => {
 const rpcError = (code: number, message: string) => Object.assign(new Error(message), { code });
 
 interface WireTask {
+  /** When a working task completes on its own (fake time). */
+  endsAt: number;
   taskId: string;
   status: string;
   ttl: number | null;
@@ -58,6 +60,10 @@ function scripted(
     /** Deletes a task as soon as it is cancelled (2025-11-25 allows it). */
     deletesOnCancel?: boolean;
     onRequest?: (method: string) => void;
+    /** How a plain call of the task-required tool is answered: an error code, or an isError result. */
+    plainCall?: number | 'isError';
+    /** An ended task reads working again 1 s after its end (a fault). */
+    reopens?: boolean;
   } = {},
 ) {
   const listToolsOptions: Array<{ timeoutMs: number; signal: AbortSignal }> = [];
@@ -77,10 +83,20 @@ function scripted(
       const taskId = typeof params.taskId === 'string' ? params.taskId : '';
       const task = tasks.get(taskId);
       const now = new Date().toISOString();
+      for (const t of tasks.values()) {
+        if (t.status === 'working' && Date.now() >= t.endsAt) t.status = 'completed';
+        if (options.reopens && t.status === 'completed' && Date.now() >= t.endsAt + 1_000)
+          t.status = 'working';
+      }
       switch (method) {
         case 'tools/call': {
+          if (params.task === undefined)
+            return options.plainCall === 'isError'
+              ? Promise.resolve({ content: [{ type: 'text', text: 'MCP error -32601' }], isError: true })
+              : Promise.reject(rpcError(options.plainCall ?? -32601, 'work runs as a task only'));
           const asked = (params.task as { ttl?: number }).ttl;
           const created: WireTask = {
+            endsAt: Date.now() + 5_000,
             taskId: `t${++next}`,
             status: 'working',
             ttl: options.forcedTtl ?? asked ?? 60_000,
@@ -89,10 +105,10 @@ function scripted(
             pollInterval: 1000,
           };
           tasks.set(created.taskId, created);
-          return Promise.resolve({ task: created });
+          return Promise.resolve({ task: wireOf(created) });
         }
         case 'tasks/get':
-          return task ? Promise.resolve(task) : Promise.reject(rpcError(-32602, 'no such task'));
+          return task ? Promise.resolve(wireOf(task)) : Promise.reject(rpcError(-32602, 'no such task'));
         case 'tasks/result':
           // Blocks while the task runs, as 2025-11-25 asks.
           return new Promise((_, reject) => {
@@ -106,11 +122,11 @@ function scripted(
             return Promise.reject(rpcError(-32602, 'already ended'));
           task.status = 'cancelled';
           if (options.deletesOnCancel) tasks.delete(taskId);
-          return Promise.resolve(task);
+          return Promise.resolve(wireOf(task));
         case 'tasks/list':
           return params.cursor
             ? Promise.reject(rpcError(-32602, 'bad cursor'))
-            : Promise.resolve({ tasks: [...tasks.values()] });
+            : Promise.resolve({ tasks: [...tasks.values()].map(wireOf) });
         default:
           return Promise.reject(rpcError(-32601, 'Method not found'));
       }
@@ -118,6 +134,8 @@ function scripted(
   };
   return { target, calls, listToolsOptions };
 }
+
+const wireOf = ({ endsAt: _, ...wire }: WireTask) => wire;
 
 async function runUnderFakeTime(check: ActiveCheck) {
   const done = check.run();
@@ -141,8 +159,9 @@ describe('the active check, step by step', () => {
     expect(state.findings.find((f) => f.id === 'requested-ttl-honoured')?.reason).toMatch(
       /adjusted to 300000 ms and said in the answer/,
     );
-    // Nothing waited anywhere near the ttl: the whole check took seconds of (fake) time.
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // Nothing waited anywhere near the ttl: the whole check took seconds of (fake) time, its tasks' runs and
+    // the wait before reading them again after their end.
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(state.findings.filter((f) => f.verdict === 'fail')).toEqual([]);
   });
 
@@ -151,7 +170,41 @@ describe('the active check, step by step', () => {
     const state = await runUnderFakeTime(new ActiveCheck(target));
     const fails = state.findings.filter((f) => f.verdict === 'fail');
     expect(fails.map((f) => f.id)).toEqual(['terminal-cancel-refused']);
-    expect(fails[0]?.firstOffence).toMatchObject({ taskId: 't1', detail: expect.stringMatching(/accepted/) });
+    // The shared task (t1) still runs then: the one cancel-live cancelled (t2) is the ended task asked about.
+    expect(fails[0]?.firstOffence).toMatchObject({ taskId: 't2', detail: expect.stringMatching(/accepted/) });
+  });
+
+  it.each([
+    [-32601, 'pass'],
+    [-32600, 'pass'],
+    ['isError' as const, 'fail'],
+  ])('a plain call of a task-required tool answered %s: tool-task-support %s', async (plainCall, verdict) => {
+    const { target } = scripted({ plainCall });
+    const state = await runUnderFakeTime(new ActiveCheck(target));
+    const finding = state.findings.find((f) => f.id === 'tool-task-support');
+    expect(finding?.verdict).toBe(verdict);
+    if (verdict === 'fail') expect(finding?.reason).toMatch(/isError result instead of a JSON-RPC -32601/);
+    // No tool here forbids tasks: that probe's rule reads not judged, with the reason.
+    expect(state.findings.find((f) => f.id === 'capability-absent-error')).toMatchObject({
+      verdict: 'unobserved',
+      reason: 'Not judged: no tool here forbids tasks',
+    });
+  });
+
+  it('reads its tasks again after their end, and fails an ended task that reads working again', async () => {
+    const healthy = await runUnderFakeTime(new ActiveCheck(scripted().target));
+    expect(healthy.steps.find((s) => s.id === 'read-after-end')).toMatchObject({
+      state: 'done',
+      note: expect.stringMatching(/kept their status \(tasks\/list\)/),
+    });
+    expect(healthy.findings.find((f) => f.id === 'status-transitions')?.verdict).toBe('pass');
+
+    const state = await runUnderFakeTime(new ActiveCheck(scripted({ reopens: true }).target));
+    const finding = state.findings.find((f) => f.id === 'status-transitions');
+    expect(finding).toMatchObject({
+      verdict: 'fail',
+      firstOffence: { detail: 'completed → working (tasks/list, after the end)' },
+    });
   });
 
   it('asks tools/list with the deadline and the stop signal of every other request', async () => {
@@ -240,6 +293,10 @@ describe('the active check, step by step', () => {
     expect(state.stopped).toBe(true);
     expect(state.steps.map((s) => s.state)).toEqual([
       'done',
+      'done',
+      // No tool here forbids tasks.
+      'skipped',
+      'stopped',
       'stopped',
       'stopped',
       'stopped',

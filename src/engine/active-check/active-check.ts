@@ -1,4 +1,11 @@
-import { classifyError, isObject, isTerminal, normaliseTask, type TaskSnapshot } from '../../mcp';
+import {
+  classifyError,
+  isObject,
+  isTerminal,
+  normaliseTask,
+  type TaskSnapshot,
+  type ToolInfo,
+} from '../../mcp';
 import type {
   ActiveCheckState,
   ActiveCheckStep,
@@ -19,6 +26,7 @@ import {
   excerpt,
   skip,
   type Attempt,
+  type CheckCall,
   type CheckTarget,
   type Probe,
   type Subject,
@@ -26,6 +34,8 @@ import {
   withOwnSignal,
 } from './probe';
 import { cancelLive, cancelTerminal, resultBeforeTerminal, shortTtl, unknownId } from './task-steps';
+import { plainCallOfRequired, taskCallOfForbidden } from './tool-steps';
+import { readAfterEnd } from './read-after-end';
 
 export { CHECK_STEPS, checkableTools, type CheckableTool } from './plan';
 export type { CheckCall, CheckTarget } from './probe';
@@ -98,6 +108,8 @@ export class ActiveCheck implements Probe {
     }, this.timing.overallMs);
     const era = this.target.era;
     await this.step('unknown-id', () => unknownId(this));
+    await this.step('plain-call-required', () => plainCallOfRequired(this));
+    await this.step('task-call-forbidden', () => taskCallOfForbidden(this));
     await this.step('result-before-terminal', () => resultBeforeTerminal(this));
     await this.step('cancel-live', () => cancelLive(this));
     await this.step('cancel-terminal', () => cancelTerminal(this));
@@ -108,6 +120,7 @@ export class ActiveCheck implements Probe {
     );
     await this.step('list-paging', () => listPaging(this));
     await this.step('capability-absent', () => capabilityAbsent(this));
+    await this.step('read-after-end', () => readAfterEnd(this));
     clearTimeout(overall);
     await this.cleanUp();
     this.state = {
@@ -181,27 +194,42 @@ export class ActiveCheck implements Probe {
     this.find(id, strength === 'MUST' ? 'fail' : strength === 'SHOULD' ? 'warn' : 'info', reason, offence);
   }
 
-  /** One request with the check's deadline and its stop signal. */
-  private async ask(
+  notJudged(id: RuleId, reason: string): never {
+    this.find(id, 'unobserved', `Not judged: ${reason}`);
+    skip(reason);
+  }
+
+  /**
+   * One request with the check's deadline and its stop signal. Refused for its rate (HTTP 429, -32429), it is
+   * sent again after the wait the receiver names (or a second), a few times: the check must not hammer, and a
+   * limit it meets is not the receiver failing the step.
+   */
+  async ask(
     method: string,
     params: Record<string, unknown>,
     timeoutMs = this.timing.requestMs,
   ): Promise<unknown> {
-    if (this.stopped) throw new Stopped();
-    try {
-      return await withOwnSignal(this.controller.signal, (signal) =>
-        this.target.request(method, params, { timeoutMs, signal }),
-      );
-    } catch (error) {
+    for (let retry = 0; ; retry++) {
       if (this.stopped) throw new Stopped();
-      throw error;
+      try {
+        return await withOwnSignal(this.controller.signal, (signal) =>
+          this.target.request(method, params, { timeoutMs, signal }),
+        );
+      } catch (error) {
+        if (this.stopped) throw new Stopped();
+        const classified = classifyError(error, { method });
+        if (classified.kind !== 'rate-limited' || retry >= this.timing.rateLimitRetries) throw error;
+        await this.sleep(
+          Math.min(classified.retryAfterMs ?? this.timing.rateLimitWaitMs, this.timing.maxRateLimitWaitMs),
+        );
+      }
     }
   }
 
   /** The request's JSON-RPC error, or the answer; a missing answer (network, deadline) is thrown on. */
-  async attempt(method: string, params: Record<string, unknown>): Promise<Attempt> {
+  async attempt(method: string, params: Record<string, unknown>, timeoutMs?: number): Promise<Attempt> {
     try {
-      return { answer: await this.ask(method, params) };
+      return { answer: await this.ask(method, params, timeoutMs) };
     } catch (error) {
       if (error instanceof Stopped) throw error;
       const classified = classifyError(error, { method });
@@ -227,18 +255,26 @@ export class ActiveCheck implements Probe {
     });
   }
 
+  private toolList: Promise<readonly ToolInfo[]> | undefined;
+
+  tools(): Promise<readonly ToolInfo[]> {
+    this.toolList ??= this.target
+      .listTools({ timeoutMs: this.timing.requestMs, signal: this.signal })
+      .catch((error: unknown) => {
+        this.toolList = undefined;
+        if (this.stopped) throw new Stopped();
+        throw error;
+      });
+    return this.toolList;
+  }
+
   /** The tool the check runs, chosen once: the person's pick, else the first it can fill. */
-  private async tool(): Promise<CheckableTool> {
+  async taskTool(): Promise<CheckableTool> {
     if (this.chosen === undefined) {
       if (!this.target.support.toolCall) this.chosen = null;
       else {
         if (this.stopped) throw new Stopped();
-        const tools = await this.target
-          .listTools({ timeoutMs: this.timing.requestMs, signal: this.signal })
-          .catch((error: unknown) => {
-            if (this.stopped) throw new Stopped();
-            throw error;
-          });
+        const tools = await this.tools();
         const candidates = checkableTools(tools);
         const named = tools.find((t) => t.name === this.options.tool);
         if (named && this.options.args && named.taskSupport !== 'forbidden')
@@ -261,17 +297,24 @@ export class ActiveCheck implements Probe {
 
   /** Creates a task with the chosen tool; null when the receiver answered at once (2026-07-28 may). */
   async createTask(ttl?: number): Promise<Subject | null> {
-    const { tool, args } = await this.tool();
+    const { tool, args } = await this.taskTool();
     const params: Record<string, unknown> = { name: tool.name, arguments: args };
     if (this.target.era !== '2026-07-28') params.task = ttl === undefined ? {} : { ttl };
     const sentAt = Date.now();
     const raw = await this.ask('tools/call', params, this.timing.createMs);
     if (this.target.era === '2026-07-28' && !(isObject(raw) && raw.resultType === 'task')) return null;
+    const subject = this.adopt(raw, { tool: tool.name, args, ttl }, sentAt);
+    if (!subject) throw new Error(`${tool.name} did not answer with a task: ${excerpt(raw)}`);
+    return subject;
+  }
+
+  adopt(raw: unknown, call: CheckCall, sentAt: number): Subject | null {
     const created = normaliseTask(raw, { era: this.target.era });
-    if (!created.value) throw new Error(`${tool.name} did not answer with a task: ${excerpt(raw)}`);
+    if (!created.value) return null;
     const subject: Subject = { taskId: created.value.taskId, snapshot: created.value, sentAt };
+    ended(subject, created.value);
     this.started.push(subject);
-    this.target.created?.(subject.taskId, created, { tool: tool.name, args, ttl }, sentAt);
+    this.target.created?.(subject.taskId, created, call, sentAt);
     return subject;
   }
 
@@ -298,7 +341,8 @@ export class ActiveCheck implements Probe {
   }
 
   /** tasks/get on a task the check started; null when the receiver says it is gone (-32602). */
-  async read(subject: Subject): Promise<TaskSnapshot | null> {
+  async read(subject: Subject, observedAs?: 'probe'): Promise<TaskSnapshot | null> {
+    const sentAt = Date.now();
     const { answer, error } = await this.attempt('tasks/get', { taskId: subject.taskId });
     if (error) {
       // -32602 is the spec's word for gone; another code for a task created here is gone all the same, and
@@ -326,7 +370,11 @@ export class ActiveCheck implements Probe {
       previous: subject.snapshot,
       era: this.target.era,
     });
-    if (read.value) subject.snapshot = read.value;
+    if (observedAs) this.target.observed?.(subject.taskId, read, { source: observedAs, sentAt });
+    if (read.value) {
+      subject.snapshot = read.value;
+      ended(subject, read.value);
+    }
     return read.value;
   }
 
@@ -346,6 +394,13 @@ export class ActiveCheck implements Probe {
       }
     }
   }
+}
+
+/** The first terminal status the check read of a task, and when. */
+function ended(subject: Subject, snapshot: TaskSnapshot): void {
+  const status = snapshot.status;
+  if (subject.ended || status === null || !isTerminal(status)) return;
+  subject.ended = { status, at: Date.now() };
 }
 
 const VERDICT_RANK: Record<Verdict, number> = { unobserved: 0, pass: 1, info: 2, warn: 3, fail: 4 };

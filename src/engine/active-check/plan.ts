@@ -20,27 +20,49 @@ export const seconds = (ms: number) => `${(ms / 1000).toLocaleString('en', { max
 
 export type CheckStepId =
   | 'unknown-id'
+  | 'plain-call-required'
+  | 'task-call-forbidden'
   | 'result-before-terminal'
   | 'cancel-live'
   | 'cancel-terminal'
   | 'short-ttl'
   | 'list-paging'
-  | 'capability-absent';
+  | 'capability-absent'
+  | 'read-after-end';
 
 export const CHECK_STEPS: ReadonlyArray<{ id: CheckStepId; title: string }> = [
   { id: 'unknown-id', title: 'tasks/get on an unknown task id' },
+  { id: 'plain-call-required', title: 'A plain call of a tool that requires a task' },
+  { id: 'task-call-forbidden', title: 'A task call of a tool that forbids tasks' },
   { id: 'result-before-terminal', title: 'tasks/result before the task ends' },
   { id: 'cancel-live', title: 'tasks/cancel on a running task' },
   { id: 'cancel-terminal', title: 'tasks/cancel on an ended task' },
   { id: 'short-ttl', title: 'A task with a short requested ttl' },
   { id: 'list-paging', title: 'tasks/list paging' },
   { id: 'capability-absent', title: 'Methods the receiver does not declare' },
+  { id: 'read-after-end', title: 'Statuses read again after the tasks ended' },
 ];
 
 /** A tool the check may use, with the arguments it would send (defaults only). */
 export interface CheckableTool {
   tool: ToolInfo;
   args: Record<string, unknown>;
+}
+
+/** The arguments a tool gets from its schema's defaults; undefined when a required one has no default. */
+export function defaultArgs(tool: ToolInfo): Record<string, unknown> | undefined {
+  const schema = tool.inputSchema;
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((r): r is string => typeof r === 'string')
+    : [];
+  const args: Record<string, unknown> = {};
+  for (const name of required) {
+    const property = properties[name];
+    if (!isObject(property) || !('default' in property)) return undefined;
+    args[name] = property.default;
+  }
+  return args;
 }
 
 /**
@@ -51,19 +73,8 @@ export function checkableTools(tools: readonly ToolInfo[]): CheckableTool[] {
   const out: CheckableTool[] = [];
   for (const tool of tools) {
     if (tool.taskSupport === 'forbidden') continue;
-    const schema = tool.inputSchema;
-    const properties = isObject(schema.properties) ? schema.properties : {};
-    const required = Array.isArray(schema.required)
-      ? schema.required.filter((r): r is string => typeof r === 'string')
-      : [];
-    const args: Record<string, unknown> = {};
-    let fillable = true;
-    for (const name of required) {
-      const property = properties[name];
-      if (isObject(property) && 'default' in property) args[name] = property.default;
-      else fillable = false;
-    }
-    if (fillable) out.push({ tool, args });
+    const args = defaultArgs(tool);
+    if (args) out.push({ tool, args });
   }
   // Tools that say they run as tasks come first: in 2026-07-28 any tool may, and one a dual-era server marks
   // forbidden for 2025 clients likely answers at once, leaving the cancel and ttl steps nothing to watch.

@@ -1,6 +1,14 @@
-import type { ClassifiedError, Era, Normalised, ServerTaskSupport, TaskSnapshot, ToolInfo } from '../../mcp';
+import type {
+  ClassifiedError,
+  Era,
+  Normalised,
+  ServerTaskSupport,
+  TaskSnapshot,
+  TaskStatus,
+  ToolInfo,
+} from '../../mcp';
 import type { Offence, RuleId, Verdict } from '../../rules/report-types';
-import { CHECK_LIMITS } from './plan';
+import { CHECK_LIMITS, type CheckableTool } from './plan';
 
 /**
  * What the active check's steps share: the target they probe, the timing, and the small set of moves every
@@ -20,6 +28,15 @@ export interface CheckTarget {
   listTools(options: { timeoutMs: number; signal: AbortSignal }): Promise<ToolInfo[]>;
   /** A task the check created, so the person sees it with every other (and the passive rules judge it too). */
   created?(taskId: string, created: Normalised<TaskSnapshot | null>, call: CheckCall, sentAt: number): void;
+  /**
+   * What the check read of one of its tasks after it ended (a listing, or tasks/get), added to that task's
+   * observations so its timeline shows it and the passive rules judge it with the rest.
+   */
+  observed?(
+    taskId: string,
+    read: Normalised<TaskSnapshot | null>,
+    meta: { source: 'list' | 'probe'; sentAt: number },
+  ): void;
 }
 
 export interface CheckCall {
@@ -45,6 +62,13 @@ export const TIMING = {
   expiryGraceMs: 1_000,
   /** 2026-07-28: how long a cancelled task is watched for reading cancelled. */
   cancelSettleMs: 3_000,
+  /** After the last task the check started has ended, how long before it reads them all again. */
+  readAgainAfterMs: 3_000,
+  /** A request refused for its rate (HTTP 429, -32429) is sent again this many times, after the wait it names. */
+  rateLimitRetries: 3,
+  /** The wait before such a retry when the receiver names none, and the longest wait taken. */
+  rateLimitWaitMs: 1_000,
+  maxRateLimitWaitMs: 10_000,
 };
 
 export type Timing = typeof TIMING;
@@ -104,6 +128,8 @@ export interface Subject {
   cancelled?: boolean;
   /** When the create request went out (local clock): the ttl counts from about then. */
   sentAt: number;
+  /** The first terminal status the check read, and when it read it (local clock). */
+  ended?: { status: TaskStatus; at: number };
 }
 
 export type Attempt = { answer: unknown; error?: undefined } | { error: ClassifiedError; answer?: undefined };
@@ -121,13 +147,30 @@ export interface Probe {
   find(id: RuleId, verdict: Verdict, reason: string, firstOffence?: Offence): void;
   /** A rule broken: a MUST fails, a SHOULD warns, a MAY informs. */
   broken(id: RuleId, reason: string, offence?: Offence): void;
+  /**
+   * A probe of `id` that could not run here: the rule reads "not judged" with the reason, unless something
+   * else judged it. A skip alone never makes the run incomplete.
+   */
+  notJudged(id: RuleId, reason: string): never;
+  /** The receiver's tools (tools/list, every page), asked once. */
+  tools(): Promise<readonly ToolInfo[]>;
+  /** The tool the check runs its tasks with, and its arguments; a skip when there is none. */
+  taskTool(): Promise<CheckableTool>;
   /** The request's JSON-RPC error, or the answer; a missing answer (network, deadline) is thrown on. */
-  attempt(method: string, params: Record<string, unknown>): Promise<Attempt>;
+  attempt(method: string, params: Record<string, unknown>, timeoutMs?: number): Promise<Attempt>;
   sleep(ms: number): Promise<void>;
-  /** tasks/get on a task the check started; null when the receiver says it is gone. */
-  read(subject: Subject): Promise<TaskSnapshot | null>;
+  /**
+   * tasks/get on a task the check started; null when the receiver says it is gone. `observedAs`: the answer
+   * also joins the task's observations (target.observed).
+   */
+  read(subject: Subject, observedAs?: 'probe'): Promise<TaskSnapshot | null>;
   /** Creates a task with the chosen tool; null when the receiver answered at once (2026-07-28 may). */
   createTask(ttl?: number): Promise<Subject | null>;
+  /**
+   * A tools/call answer that carries a task, taken as one of the check's tasks (followed, shown, cancelled at
+   * the end); null when the answer is no task.
+   */
+  adopt(raw: unknown, call: CheckCall, sentAt: number): Subject | null;
   /** The task the cancel and result probes share, started at the first probe that needs it. */
   mainSubject(): Promise<Subject>;
 }

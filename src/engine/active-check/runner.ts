@@ -60,6 +60,9 @@ function targetFor(conn: Connection): CheckTarget {
           sentAt,
         });
     },
+    observed: (taskId, read, meta) => {
+      if (!conn.closed) conn.tracker.observeRead(taskId, read, meta);
+    },
   };
 }
 

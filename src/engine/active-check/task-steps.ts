@@ -103,10 +103,12 @@ export async function resultBeforeTerminal(p: Probe): Promise<string> {
 export async function cancelLive(p: Probe): Promise<string> {
   if (!p.target.support.cancel)
     skip('The receiver does not declare tasks/cancel (the last step checks that it refuses it).');
-  const subject = await p.mainSubject();
-  const before = await p.read(subject);
-  if (!before || isTerminal(before.status))
-    skip(`The task (${subject.taskId}) had ended before it could be cancelled.`);
+  // A task of its own, cancelled as soon as its create answer is in: live even on a short job, and the
+  // shared task is left to end on its own (read-after-end reads it again after that end).
+  const subject = await p.createTask();
+  if (!subject) skip('The receiver answered the tool at once instead of starting a task.');
+  if (subject.snapshot && isTerminal(subject.snapshot.status))
+    skip(`The task (${subject.taskId}) had ended in its create answer: there was nothing live to cancel.`);
   subject.cancelled = true;
   const { answer, error } = await p.attempt('tasks/cancel', { taskId: subject.taskId });
   const offence = (detail: string): Offence => ({ taskId: subject.taskId, at: Date.now(), detail });
@@ -173,8 +175,14 @@ export async function cancelTerminal(p: Probe): Promise<string> {
     skip('2026-07-28 does not say how a cancel of an ended task is answered.');
   if (!p.target.support.cancel)
     skip('The receiver does not declare tasks/cancel (the last step checks that it refuses it).');
-  const subject = await p.mainSubject();
+  // The shared task once it has ended on its own; while it still runs, the one cancel-live cancelled.
+  let subject = await p.mainSubject();
   let now = await p.read(subject);
+  const cancelled = p.started.find((s) => s.cancelled && !s.gone && s !== subject);
+  if (now && !isTerminal(now.status) && cancelled) {
+    const read = await p.read(cancelled);
+    if (read && isTerminal(read.status)) [subject, now] = [cancelled, read];
+  }
   // The task may still run (its cancel was skipped or the receiver went on): give it the time a wait allows.
   const until = Date.now() + p.timing.maxExpiryWaitMs;
   while (now && !isTerminal(now.status) && Date.now() < until) {
