@@ -163,6 +163,22 @@ describe('the check confirmation', () => {
     expect($('check-args-error')).toBeNull();
   });
 
+  it('a tool named after an object’s own keys is a tool like any other', () => {
+    const odd: ToolInfo = {
+      name: '__proto__',
+      taskSupport: 'optional',
+      inputSchema: { type: 'object', required: ['constructor'] },
+    };
+    receiver.tools = [odd];
+    open();
+    expect(JSON.parse(field().value)).toEqual({});
+    expect($('check-args-missing')?.textContent).toContain('"constructor"');
+    type('{"constructor": 1}');
+    expect($('check-args-missing')).toBeNull();
+    act(() => runButton().click());
+    expect(checkRequest()).toMatchObject({ tool: '__proto__', args: { constructor: 1 } });
+  });
+
   it('with no tool that may run as a task, it says the check starts none and sends no arguments', () => {
     receiver.tools = [echo];
     open();

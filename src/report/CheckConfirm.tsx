@@ -22,9 +22,10 @@ export function CheckConfirm({ url, onClose }: { url: string; onClose: () => voi
   const [tool, setTool] = useState(tools[0]?.name ?? '');
   const picked = taskCalls ? (tools.find((t) => t.name === tool) ?? tools[0]) : undefined;
   // What the person types stays with its tool while the dialog is open (a modal: no run changes the prefill).
-  const [typed, setTyped] = useState<Record<string, string>>({});
+  // A Map: a tool's name is the receiver's text, "__proto__" included.
+  const [typed, setTyped] = useState<ReadonlyMap<string, string>>(new Map());
   const prefill = picked ? prefillArgs(receiverUrl, picked) : undefined;
-  const text = picked ? (typed[picked.name] ?? argsText(prefill?.args ?? {})) : '';
+  const text = picked ? (typed.get(picked.name) ?? argsText(prefill?.args ?? {})) : '';
   const parsed = parseArgs(text);
   const missing = picked && parsed.ok ? missingArguments(picked, parsed.args) : [];
   const fieldId = useId();
@@ -83,7 +84,7 @@ export function CheckConfirm({ url, onClose }: { url: string; onClose: () => voi
                 value={text}
                 onChange={(event) => {
                   const value = event.target.value;
-                  setTyped((all) => ({ ...all, [picked.name]: value }));
+                  setTyped((all) => new Map(all).set(picked.name, value));
                 }}
                 rows={Math.min(8, Math.max(2, text.split('\n').length))}
                 spellCheck={false}

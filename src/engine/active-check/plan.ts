@@ -78,5 +78,5 @@ export function checkableTools(tools: readonly ToolInfo[]): CheckableTool[] {
 export function missingArguments(tool: ToolInfo, args: Record<string, unknown>): string[] {
   const required = tool.inputSchema.required;
   if (!Array.isArray(required)) return [];
-  return required.filter((name): name is string => typeof name === 'string' && !(name in args));
+  return required.filter((name): name is string => typeof name === 'string' && !Object.hasOwn(args, name));
 }
