@@ -8,6 +8,7 @@ import {
 } from '../mcp';
 import type { Connection } from './connection/connection';
 import type { Command, Replies } from './messages';
+import type { TaskCall } from '../tracker/task-store';
 
 /**
  * The calls a person sends to the receiver by hand: a tool run as a task, a plain call, a message resent from
@@ -16,6 +17,18 @@ import type { Command, Replies } from './messages';
  */
 
 type CommandOf<T extends Command['type']> = Extract<Command, { type: T }>;
+
+/**
+ * The call kept with a task created here (and in history), for Run again: capped, as arguments are the
+ * person's, but a form can be large.
+ */
+export function keptCall(tool: string, args: Record<string, unknown>, ttl?: number): TaskCall {
+  return {
+    tool,
+    args: limitJson(args, { maxDepth: 16, maxNodes: 2000 }).value as Record<string, unknown>,
+    ttl,
+  };
+}
 
 export async function runTool(conn: Connection | null, command: CommandOf<'run'>): Promise<Replies['run']> {
   const { tool, args, ttl } = command;
@@ -35,12 +48,7 @@ export async function runTool(conn: Connection | null, command: CommandOf<'run'>
     conn.tracker.track(created.value.taskId, {
       origin: 'created',
       tool: tool.name,
-      // Kept with the task (and in history), capped: arguments are the person's, but a form can be large.
-      call: {
-        tool: tool.name,
-        args: limitJson(args, { maxDepth: 16, maxNodes: 2000 }).value as Record<string, unknown>,
-        ttl,
-      },
+      call: keptCall(tool.name, args, ttl),
       initial: created,
       source: 'create',
       sentAt,

@@ -1,13 +1,18 @@
 import { getEngine } from '../bridge/engine-bridge';
 import { useConnection } from '../state/connection';
+import { rememberRunArgs } from '../tools/run-drafts';
 import { applyCheckNews, useReport } from './report-store';
 
-/** Runs the active check on the current receiver (the person confirmed it); progress comes as engine news. */
-export async function startCheck(tool: string | undefined): Promise<void> {
-  const connectionId = useConnection.getState().id;
+/**
+ * Runs the active check on the current receiver (the person confirmed it), with `tool` and the arguments given
+ * for it, which the dialog offers again next time; progress comes as engine news.
+ */
+export async function startCheck(tool: string | undefined, args?: Record<string, unknown>): Promise<void> {
+  const { id: connectionId, url } = useConnection.getState();
   useReport.setState({ checkError: undefined });
+  if (tool !== undefined && args !== undefined) rememberRunArgs(url, tool, args);
   try {
-    const reply = await getEngine().request({ type: 'checkReceiver', tool });
+    const reply = await getEngine().request({ type: 'checkReceiver', tool, args });
     if (!reply.ok) useReport.setState({ checkError: reply.reason });
     else if (useConnection.getState().id === connectionId) applyCheckNews(connectionId, reply.state);
   } catch (error) {

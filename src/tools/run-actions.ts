@@ -1,6 +1,8 @@
 import type { ClassifiedError, Normalised, TaskResultSnapshot, ToolInfo } from '../mcp';
 import { getEngine } from '../bridge/engine-bridge';
+import { useConnection } from '../state/connection';
 import { useSelection } from '../state/selection';
+import { rememberRunArgs } from './run-drafts';
 
 export type RunOutcome =
   | { ok: true; taskId: string }
@@ -14,6 +16,7 @@ export async function runToolAsTask(
   args: Record<string, unknown>,
   ttl?: number,
 ): Promise<RunOutcome> {
+  rememberRunArgs(useConnection.getState().url, tool.name, args);
   const outcome = await getEngine().request({ type: 'run', tool, args, ttl });
   if (outcome.ok && outcome.taskId !== undefined)
     useSelection.getState().select({ kind: 'task', taskId: outcome.taskId });
@@ -25,5 +28,6 @@ export type CallOutcome =
 
 /** A plain tools/call (no task), for tools that forbid tasks or allow both. */
 export function callToolPlain(tool: ToolInfo, args: Record<string, unknown>): Promise<CallOutcome> {
+  rememberRunArgs(useConnection.getState().url, tool.name, args);
   return getEngine().request({ type: 'callPlain', tool, args });
 }

@@ -13,7 +13,11 @@ export interface RunDraft {
   call?: { args: Record<string, unknown>; fromTaskId: string };
 }
 
-export const useRunDrafts = create<{ drafts: Record<string, RunDraft> }>()(() => ({ drafts: {} }));
+export const useRunDrafts = create<{
+  drafts: Record<string, RunDraft>;
+  /** The arguments each tool was last run with (as a task, a plain call, or by the check), by draftKey. */
+  lastArgs: Record<string, Record<string, unknown>>;
+}>()(() => ({ drafts: {}, lastArgs: {} }));
 
 export const draftKey = (receiverUrl: string, tool: string) => JSON.stringify([receiverUrl, tool]);
 
@@ -28,3 +32,12 @@ export function draftFromCall(receiverUrl: string, taskId: string, call: TaskCal
     call: { args: call.args, fromTaskId: taskId },
   });
 }
+
+/** Notes the arguments a tool was just run with on a receiver: the check's dialog offers them next. */
+export function rememberRunArgs(receiverUrl: string, tool: string, args: Record<string, unknown>): void {
+  useRunDrafts.setState((s) => ({ lastArgs: { ...s.lastArgs, [draftKey(receiverUrl, tool)]: args } }));
+}
+
+/** The arguments `tool` was last run with on this receiver while the page is open, if it was. */
+export const lastRunArgs = (receiverUrl: string, tool: string): Record<string, unknown> | undefined =>
+  useRunDrafts.getState().lastArgs[draftKey(receiverUrl, tool)];

@@ -139,6 +139,8 @@ export interface TrackedTask {
    */
   progress?: { progress: number; total?: number; message?: string; at: number; restored?: boolean };
   origin: 'created' | 'list' | 'manual' | 'notification';
+  /** Who created it here when not the person: `check`, the report card's active check. */
+  startedBy?: 'check';
   firstSeenAt: number;
   /** The tracker's verdict, kept when a receiver later says something illegal or unusable. */
   status: TaskStatus | null;

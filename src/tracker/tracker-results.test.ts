@@ -91,6 +91,20 @@ describe('TaskTracker tracking', () => {
     await vi.advanceTimersByTimeAsync(3000);
     expect(polls()).toBe(3);
   });
+
+  it('a task the check created keeps the check’s mark, though a push announced it first', () => {
+    ctx.receiver.onGet = async () => rawTask();
+    ctx.receiver.push('notifications/tasks/status', rawTask());
+    expect(task()).toMatchObject({ origin: 'notification' });
+    expect(task().startedBy).toBeUndefined();
+    ctx.tracker.track('t1', {
+      origin: 'created',
+      startedBy: 'check',
+      tool: 'slow_job',
+      initial: normaliseTask({ task: rawTask() }),
+    });
+    expect(task()).toMatchObject({ tool: 'slow_job', origin: 'created', startedBy: 'check' });
+  });
 });
 
 describe('TaskTracker input_required', () => {

@@ -37,6 +37,8 @@ export interface TrackOptions {
   tool?: string;
   /** The call that created it here (tool, arguments, requested ttl). */
   call?: TrackedTask['call'];
+  /** Created by the report card's check, not by the person. */
+  startedBy?: TrackedTask['startedBy'];
   /** What the receiver already told us (the create answer, a tasks/list entry, a push). */
   initial?: Normalised<TaskSnapshot | null>;
   source?: ObservationSource;
@@ -200,7 +202,14 @@ export class TaskTracker {
       // creator knows (the tool's name) and its answer, without starting a second poller.
       if (options.tool)
         updateTask(this.store, taskId, (t) =>
-          t.tool ? {} : { tool: options.tool, origin: options.origin, call: options.call },
+          t.tool
+            ? {}
+            : {
+                tool: options.tool,
+                origin: options.origin,
+                call: options.call,
+                ...(options.startedBy ? { startedBy: options.startedBy } : {}),
+              },
         );
       if (options.initial?.value)
         this.observe(taskId, options.initial, { source: options.source ?? 'create', sentAt: options.sentAt });
@@ -222,6 +231,7 @@ export class TaskTracker {
           tool: options.tool,
           call: options.call,
           origin: options.origin,
+          ...(options.startedBy ? { startedBy: options.startedBy } : {}),
           firstSeenAt: this.clock.now(),
           sessionId: this.sessionId(),
           ...(dormant ? { dormant: true } : {}),

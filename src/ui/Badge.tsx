@@ -19,14 +19,17 @@ export function Badge({
   tone = 'neutral',
   children,
   title,
+  testId,
 }: {
   tone?: Tone;
   children: ReactNode;
   title?: string;
+  testId?: string;
 }) {
   return (
     <span
       title={title}
+      data-testid={testId}
       className={`inline-flex items-center gap-1 rounded px-1.5 py-0.5 text-[11px] font-medium whitespace-nowrap ring-1 ring-inset ${tones[tone]}`}
     >
       {children}

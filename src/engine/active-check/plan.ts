@@ -81,3 +81,13 @@ export function checkableTools(tools: readonly ToolInfo[]): CheckableTool[] {
   const rank = (t: CheckableTool) => (t.tool.taskSupport === 'receiver' ? 1 : 0);
   return out.sort((a, b) => rank(a) - rank(b));
 }
+
+/**
+ * The required arguments of `tool` that `args` leaves out. The check sends a person's arguments as given, so
+ * the page says which are missing before it runs, rather than the receiver refusing the call mid-check.
+ */
+export function missingArguments(tool: ToolInfo, args: Record<string, unknown>): string[] {
+  const required = tool.inputSchema.required;
+  if (!Array.isArray(required)) return [];
+  return required.filter((name): name is string => typeof name === 'string' && !Object.hasOwn(args, name));
+}

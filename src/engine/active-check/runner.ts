@@ -2,6 +2,7 @@ import { eachPage, normaliseTool, type Era, type ToolInfo } from '../../mcp';
 import type { ActiveCheckState } from '../../rules/report-types';
 import { ActiveCheck, type CheckTarget } from './active-check';
 import { withOwnSignal, type Timing } from './probe';
+import { keptCall } from '../calls';
 import type { Connection } from '../connection/connection';
 import type { Replies } from '../messages';
 
@@ -53,8 +54,10 @@ function targetFor(conn: Connection): CheckTarget {
       if (!conn.closed)
         conn.tracker.track(taskId, {
           origin: 'created',
+          // Marked, so the list and the detail tell the check's tasks from the person's.
+          startedBy: 'check',
           tool: call.tool,
-          call,
+          call: keptCall(call.tool, call.args, call.ttl),
           initial: created,
           source: 'create',
           sentAt,

@@ -97,6 +97,7 @@ function traceTask(task: TrackedTask, sources: TraceSources): TraceTask {
     tool: task.tool,
     call: task.call,
     origin: task.origin,
+    startedBy: task.startedBy,
     firstSeenAt: task.firstSeenAt,
     status: task.status,
     lifecycle: task.lifecycle,

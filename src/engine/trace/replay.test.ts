@@ -279,6 +279,18 @@ describe('ReplaySession', () => {
     session.dispose();
   });
 
+  it('plays a task the report card’s check started back marked as the check’s', async () => {
+    const trace = demoTrace();
+    const marked = byTool(trace, 'slow_job', 'cancelled');
+    trace.tasks = trace.tasks.map((t) => (t === marked ? { ...t, startedBy: 'check' } : t));
+    const { session } = startReplay(trace);
+    await session.start(trace.startedAt, 'instant');
+    const { tasks } = session.tracker.store.getState();
+    expect(tasks.get(marked.taskId)?.startedBy).toBe('check');
+    expect([...tasks.values()].filter((t) => t.startedBy !== undefined)).toHaveLength(1);
+    session.dispose();
+  });
+
   it('seeks: the tasks first seen by then are there, in the state they had, and the rest come later', async () => {
     const trace = demoTrace();
     const cancelledTask = byTool(trace, 'slow_job', 'cancelled');

@@ -237,6 +237,7 @@ export class ReplaySession {
         }
         this.tracker.track(task.taskId, {
           origin: task.origin,
+          startedBy: task.startedBy,
           tool: task.tool,
           call: task.call,
           // A pasted id was polled at once; everything else came with what the receiver said of it then.

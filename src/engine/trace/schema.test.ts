@@ -36,6 +36,7 @@ function sampleTrace(): Trace {
         tool: 'slow_job',
         call: { tool: 'slow_job', args: { durationMs: 600 }, ttl: 60_000 },
         origin: 'created',
+        startedBy: 'check',
         firstSeenAt: 1_000,
         status: 'completed',
         lifecycle: 'terminal',

@@ -239,6 +239,7 @@ const traceTask = z.object({
   tool: text(NAME).optional(),
   call: taskCall.optional(),
   origin: z.enum(['created', 'list', 'manual', 'notification']),
+  startedBy: z.literal('check').optional(),
   firstSeenAt: ms,
   status: taskStatus.nullable(),
   lifecycle: z.enum(['live', 'terminal', 'purged', 'unknown', 'session-ended']),

@@ -42,6 +42,8 @@ export interface TraceTask {
   tool?: string;
   call?: TaskCall;
   origin: TrackedTask['origin'];
+  /** Created by the report card's check (absent in traces from before the mark). */
+  startedBy?: TrackedTask['startedBy'];
   firstSeenAt: number;
   status: TrackedTask['status'];
   lifecycle: TrackedTask['lifecycle'];

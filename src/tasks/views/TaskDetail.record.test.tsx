@@ -149,6 +149,19 @@ describe('the task detail, drawn from a record', () => {
     ]);
   });
 
+  it('says in its header that the report card’s check started the task, when it did', () => {
+    show({ tool: 'slow_job', entries: [obs(T0, 'working', { source: 'create' })] });
+    expect($('started-by-check')).toBeNull();
+    show(
+      { tool: 'slow_job', startedBy: 'check', entries: [obs(T0, 'working', { source: 'create' })] },
+      undefined,
+      'task-2',
+    );
+    const badge = view.container.querySelector<HTMLElement>('header [data-testid="started-by-check"]');
+    expect(badge?.textContent).toBe('check');
+    expect(badge?.title).toContain("the report card's check");
+  });
+
   it('shows progress as a bar with its message, each report as a mark and an observation, and log lines among them', () => {
     show({
       status: 'working',

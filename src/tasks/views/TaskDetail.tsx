@@ -10,6 +10,7 @@ import { useTaskList, useTasks } from '../tasks-store';
 import { cancelTask, pollNow, refetchResult, stopResult } from '../actions';
 import type { TrackedTask } from '../../tracker/task-store';
 import { StatusBadge } from './StatusBadge';
+import { StartedByBadge } from './StartedByBadge';
 import { Timeline } from './Timeline';
 import { TtlCountdown } from './TtlCountdown';
 import { ResultView } from '../../results/ResultView';
@@ -126,6 +127,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           <ArrowLeftRight size={14} /> Task traffic
         </Button>
         {task.tool && <span className="font-mono text-xs text-slate-500">{task.tool}</span>}
+        <StartedByBadge startedBy={task.startedBy} />
         <span className="text-xs text-slate-500">({lifecycleText[task.lifecycle]})</span>
         <div className="ml-auto">
           {canCancel && (

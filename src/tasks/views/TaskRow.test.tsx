@@ -117,4 +117,32 @@ describe('TaskRow', () => {
     expect(row().querySelector('[role="progressbar"]')).toBeNull();
     expect(row().textContent).toContain('prog-task-1');
   });
+
+  it('marks a task the report card’s check started, and only such a task', () => {
+    applyTaskChanges(tasksStore, {
+      added: ['mine', 'checks'],
+      changes: [
+        { task: record('mine', { tool: 'slow_job', origin: 'created' }), newEntries: [] },
+        {
+          task: record('checks', { tool: 'slow_job', origin: 'created', startedBy: 'check' }),
+          newEntries: [],
+        },
+      ],
+    });
+    act(() =>
+      view.root.render(
+        <QueryClientProvider client={createQueryClient()}>
+          <TaskRow taskId="mine" />
+          <TaskRow taskId="checks" />
+        </QueryClientProvider>,
+      ),
+    );
+    const badge = (taskId: string) =>
+      view.container.querySelector<HTMLElement>(
+        `[data-task-id="${taskId}"] [data-testid="started-by-check"]`,
+      );
+    expect(badge('mine')).toBeNull();
+    expect(badge('checks')?.textContent).toBe('check');
+    expect(badge('checks')?.title).toContain("the report card's check");
+  });
 });

@@ -5,6 +5,7 @@ import { Badge } from '../../ui/Badge';
 import { isTerminal } from '../../mcp';
 import { useTasks } from '../tasks-store';
 import { StatusBadge } from './StatusBadge';
+import { StartedByBadge } from './StartedByBadge';
 import { TaskRowTtl } from './TaskRowTtl';
 import { TaskTime } from './TaskTime';
 import { ProgressBar } from './ProgressBar';
@@ -49,6 +50,7 @@ export const TaskRow = memo(function TaskRow({
         {/* The badges give way before the time does: a row's time never wraps or leaves. */}
         <span className="flex min-w-0 items-center gap-1 overflow-hidden">
           <StatusBadge status={task.status} lifecycle={task.lifecycle} />
+          <StartedByBadge startedBy={task.startedBy} />
           {task.otherSession && (
             <Badge title="From another session's history (another tab, or an earlier one): not polled here">
               other session

@@ -1,0 +1,47 @@
+import { checkableTools } from '../engine/active-check/plan';
+import type { ToolInfo } from '../mcp';
+import { lastRunArgs } from '../tools/run-drafts';
+
+/**
+ * What the check's dialog offers: every tool that may run as a task, with the arguments it starts from.
+ * The check sends the arguments the person leaves there, as `taskscope check --args` does.
+ */
+
+/** The tools the check may run as a task: those it can fill from defaults first (its own order), then the rest. */
+export function checkChoices(tools: readonly ToolInfo[]): ToolInfo[] {
+  const fillable = checkableTools(tools).map((c) => c.tool);
+  const names = new Set(fillable.map((t) => t.name));
+  return [...fillable, ...tools.filter((t) => t.taskSupport !== 'forbidden' && !names.has(t.name))];
+}
+
+export type ArgsSource = 'last-run' | 'defaults';
+
+/** The arguments a tool's field starts with: those of its last run here, else the defaults the check would send. */
+export function prefillArgs(
+  receiverUrl: string,
+  tool: ToolInfo,
+): { args: Record<string, unknown>; source: ArgsSource } {
+  const last = lastRunArgs(receiverUrl, tool.name);
+  if (last) return { args: last, source: 'last-run' };
+  return { args: checkableTools([tool])[0]?.args ?? {}, source: 'defaults' };
+}
+
+/** The field's text for arguments: `{}` on one line, anything more indented. */
+export const argsText = (args: Record<string, unknown>) =>
+  Object.keys(args).length === 0 ? '{}' : JSON.stringify(args, null, 2);
+
+/** The arguments as typed: a JSON object (an empty field is no arguments), or why they cannot be sent. */
+export function parseArgs(
+  text: string,
+): { ok: true; args: Record<string, unknown> } | { ok: false; error: string } {
+  if (text.trim() === '') return { ok: true, args: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, error: `Not JSON: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, error: 'The arguments must be a JSON object, e.g. {"topic": "tides"}' };
+  return { ok: true, args: value as Record<string, unknown> };
+}
