@@ -39,7 +39,7 @@ describe('task-only-for-tools-call', () => {
       ...exchange('tools/list', {}, rpc({ tools: [] })),
       ...exchange('tools/call', { name: 'job', task: {} }, rpc({ task: wireTask })),
       ...exchange('tasks/get', { taskId: 'r1' }, rpc({ task: wireTask })),
-      // A result whose content happens to hold a `task` field is no CreateTaskResult unless it names an id…
+      // A `task` field that is no object is no CreateTaskResult…
       ...exchange('ping', {}, rpc({ task: 'not one' })),
       // …and an answer that is no result (an error) says nothing here.
       ...exchange('resources/read', {}, { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'no' } }),
