@@ -164,7 +164,51 @@ describe('normaliseResult', () => {
   it('flags content that is not a CallToolResult, keeping it to show raw', () => {
     const { value, warnings } = normaliseResult({ content: 'not a list' });
     expect(value.result).toEqual({ content: 'not a list' });
-    expect(codes(warnings)).toEqual(['bad-result']);
+    expect(warnings).toEqual([
+      { code: 'schema', message: 'not a CallToolResult: content: expected array, received string' },
+    ]);
+  });
+
+  it.each([
+    // The user documents' "for resources/read it will be the resource content array": no tool result.
+    [{ contents: [{ uri: 'file:///a', text: 'a' }] }, /no content array \(contents is what resources\/read/],
+    [{}, /^not a CallToolResult: no content array$/],
+    [{ structuredContent: { n: 1 } }, /no content array/],
+    [{ content: [{ type: 'text' }, { type: 'nope' }] }, /content\.0 is not a content block \(and 1 more\)$/],
+    [{ content: [], isError: 'yes' }, /isError: expected boolean, received string/],
+    [{ content: [], structuredContent: [1, 2] }, /structuredContent: expected record, received array/],
+  ])('names what makes %j no CallToolResult, in one short warning', (raw, message) => {
+    const { value, warnings } = normaliseResult(raw);
+    expect(value.result).toEqual(raw);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ code: 'schema', message: expect.stringMatching(message) });
+    expect(warnings[0]!.message.length).toBeLessThanOrEqual(200);
+  });
+
+  it('judges the shape of an envelope’s result, never of a result shown raw or cut', () => {
+    const wrapped = normaliseResult({ taskId: 'abc', status: 'completed', result: { contents: [] } });
+    expect(codes(wrapped.warnings)).toEqual(['schema']);
+    expect(codes(normaliseResult({ taskId: 'abc', status: 'completed', result: [1] }).warnings)).toEqual([
+      'bad-result',
+    ]);
+    let deep: Record<string, unknown> = { depth: 100 };
+    for (let i = 0; i < 100; i++) deep = { a: deep };
+    const cut = normaliseResult({ content: [], structuredContent: deep });
+    expect(codes(cut.warnings)).toEqual(['bad-result']);
+  });
+
+  it('a full CallToolResult passes: every content block kind, structuredContent, isError', () => {
+    const { warnings } = normaliseResult({
+      content: [
+        { type: 'text', text: 't' },
+        { type: 'image', data: 'aGk=', mimeType: 'image/png' },
+        { type: 'resource_link', uri: 'file:///a', name: 'a' },
+        { type: 'resource', resource: { uri: 'file:///b', text: 'b' } },
+      ],
+      structuredContent: { ok: true },
+      isError: false,
+    });
+    expect(warnings).toEqual([]);
   });
 
   it('wraps a scalar envelope result so it can still be shown', () => {

@@ -144,6 +144,20 @@ describe('TasksApi2026 results, pushes and cancel', () => {
     api.dispose();
   });
 
+  it.each([
+    [{ contents: [{ uri: 'file:///a', text: 'a' }] }, /^not a CallToolResult: no content array/],
+    [[{ uri: 'file:///a', text: 'a' }], /^expected a result object, got \[/],
+  ])('an inline result that is no CallToolResult (%j) is a warning on the result', async (inner, message) => {
+    const session = new ScriptedSession();
+    session.task = { ...base, status: 'completed', result: inner };
+    const api = new TasksApi2026(session);
+    await api.getTask('t1');
+    const result = await api.getTaskResult('t1');
+    expect(result.value.shape).toBe('inline');
+    expect(result.warnings.map((w) => w.message)).toEqual([expect.stringMatching(message)]);
+    api.dispose();
+  });
+
   it('a push for a task not followed here neither asks the person nor keeps anything', async () => {
     const session = new ScriptedSession();
     const api = new TasksApi2026(session);

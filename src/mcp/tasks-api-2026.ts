@@ -25,12 +25,17 @@ export class AnsweredAtOnce extends Error {
   }
 }
 
+function withoutResultType(result: Record<string, unknown>): Record<string, unknown> {
+  const { resultType: _resultType, ...rest } = result;
+  return rest;
+}
+
 /** The result a completing or failing tasks/get carries with it: no tasks/result in 2026-07-28. */
 function inlineResult(raw: Record<string, unknown>): Normalised<TaskResultSnapshot> | undefined {
-  if (raw.status === 'completed' && isObject(raw.result)) {
+  if (raw.status === 'completed' && raw.result !== undefined) {
     // Inside, `resultType: "complete"` is what ext-tasks' client wants and the spec's examples leave out: either.
-    const { resultType: _resultType, ...result } = raw.result;
-    const read = normaliseResult(result);
+    // Anything but an object (the user documents' resource content array) is read, and said, as it is.
+    const read = normaliseResult(isObject(raw.result) ? withoutResultType(raw.result) : raw.result);
     return { ...read, value: { ...read.value, shape: 'inline' } };
   }
   if (raw.status === 'failed') {

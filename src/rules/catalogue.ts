@@ -355,6 +355,26 @@ export const RULES: readonly RuleDef[] = [
     },
   },
   {
+    id: 'task-only-for-tools-call',
+    title: 'Only tools/call answered with a task',
+    // 2025: "The set of capabilities in `capabilities.tasks.requests` is exhaustive. If a request type is not
+    // present, it does not support task-augmentation." and "Receivers that do not declare the task capability
+    // for a request type **MUST** process requests of that type normally, ignoring any task-augmentation
+    // metadata if present." A server's `tasks.requests` has `tools.call` alone (schema.ts), so no other request
+    // type can be declared: a task answer to one breaks that MUST.
+    // 2026: "A client that receives `CreateTaskResult` in response to an unsupported request type **MUST**
+    // interpret this as an invalid response to the request.", `tools/call` being the one supported method.
+    strength: 'MUST',
+    spec: { '2025-11-25': s25('task-support-and-handling'), '2026-07-28': s26('capability-negotiation') },
+    judgedBy: 'passive',
+    quote: {
+      '2025-11-25':
+        'The set of capabilities in capabilities.tasks.requests is exhaustive. If a request type is not present, it does not support task-augmentation. … Receivers that do not declare the task capability for a request type MUST process requests of that type normally, ignoring any task-augmentation metadata if present.',
+      '2026-07-28':
+        'A client that receives CreateTaskResult in response to an unsupported request type MUST interpret this as an invalid response to the request. (The following methods currently support task-augmented execution: tools/call.)',
+    },
+  },
+  {
     id: 'requested-ttl-honoured',
     title: 'Requested ttl honoured',
     // 2025: "Receivers **MAY** override the requested `ttl` duration."

@@ -4,7 +4,7 @@ import { RULES, rulesFor, strengthFor } from './catalogue';
 import type { RuleResult } from './report-types';
 import { newTrackedTask, type ObservationEntry } from '../tracker/task-store';
 import { TrafficTap } from '../mcp';
-import { oneTaskReport } from '../../test/helpers/task-records';
+import { oneTaskReport, trafficExchanges } from '../../test/helpers/task-records';
 
 const result = (id: RuleResult['id'], verdict: RuleResult['verdict'], source: RuleResult['source']) => ({
   id,
@@ -134,32 +134,7 @@ describe('no false fails', () => {
     entries,
     ...fields,
   });
-  let seq = 0;
-  const exchange = (method: string, params: unknown, answer: unknown, extra: Partial<Event> = {}) => {
-    const request: Event = {
-      seq: ++seq,
-      at: seq,
-      wallTime: 1000 + seq,
-      direction: 'out',
-      kind: 'request',
-      method,
-      bytes: 10,
-      message: { jsonrpc: '2.0', id: seq, method, params },
-    };
-    const reply: Event = {
-      seq: ++seq,
-      at: seq,
-      wallTime: 1000 + seq,
-      direction: 'in',
-      kind: 'response',
-      method,
-      bytes: 10,
-      requestSeq: request.seq,
-      message: answer,
-      ...extra,
-    };
-    return [request, reply];
-  };
+  const exchange = trafficExchanges();
   const verdict = (card: ReturnType<typeof evaluateReport>, id: RuleResult['id']) =>
     card.rules.find((r) => r.id === id)?.verdict;
 

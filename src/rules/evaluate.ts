@@ -36,6 +36,7 @@ const JUDGES: Record<RuleId, (ctx: Context) => Judgement> = {
   'capability-tasks-cancel': capability.capabilityTasksCancel,
   'tool-task-support': capability.toolTaskSupport,
   'terminal-cancel-refused': wire.terminalCancelRefused,
+  'task-only-for-tools-call': wire.taskOnlyForToolsCall,
   'requested-ttl-honoured': task.requestedTtlHonoured,
   'list-paging': capability.listPaging,
   'auth-challenge-names-metadata': auth.challengeNamesMetadata,

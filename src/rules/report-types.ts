@@ -34,6 +34,7 @@ export type RuleId =
   | 'capability-tasks-cancel'
   | 'tool-task-support'
   | 'terminal-cancel-refused'
+  | 'task-only-for-tools-call'
   | 'requested-ttl-honoured'
   | 'list-paging'
   | 'auth-challenge-names-metadata'

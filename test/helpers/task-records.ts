@@ -1,3 +1,4 @@
+import type { TrafficEvent } from '../../src/mcp';
 import type { ReportInput } from '../../src/rules/evidence';
 import { newTrackedTask, type ObservationEntry, type TimelineEntry } from '../../src/tracker/task-store';
 
@@ -33,3 +34,36 @@ export const oneTaskReport = (entries: TimelineEntry[]): ReportInput => ({
   clockSamples: 1,
   now: 10_000,
 });
+
+/**
+ * A traffic log in the making: each call gives one request of ours and the receiver's answer to it, paired as
+ * the traffic tap pairs them (seqs and wall times counting up from 1001 per log).
+ */
+export function trafficExchanges() {
+  let seq = 0;
+  return (method: string, params: unknown, answer: unknown, extra: Partial<TrafficEvent> = {}) => {
+    const request: TrafficEvent = {
+      seq: ++seq,
+      at: seq,
+      wallTime: 1000 + seq,
+      direction: 'out',
+      kind: 'request',
+      method,
+      bytes: 10,
+      message: { jsonrpc: '2.0', id: seq, method, params },
+    };
+    const reply: TrafficEvent = {
+      seq: ++seq,
+      at: seq,
+      wallTime: 1000 + seq,
+      direction: 'in',
+      kind: 'response',
+      method,
+      bytes: 10,
+      requestSeq: request.seq,
+      message: answer,
+      ...extra,
+    };
+    return [request, reply];
+  };
+}

@@ -170,6 +170,23 @@ describe.concurrent('the engine against the hostile receiver', () => {
     expect(gets('deep-result')).toBeLessThanOrEqual(2);
   }, 60_000);
 
+  it('resource-result: a tool task’s result that is no CallToolResult is a warning on the task, shown as it came', async (ctx) => {
+    const e = await open('resource-result', ctx);
+    await waitFor(() => e.task('resource-result')?.result.state === 'fetched', 10_000);
+    expect(e.warnings('resource-result')).toEqual([
+      expect.stringMatching(
+        /^not a CallToolResult: no content array \(contents is what resources\/read answers/,
+      ),
+    ]);
+    expect(e.task('resource-result')?.warningCount).toBe(1);
+    const result = e
+      .news('results')
+      .flat()
+      .find(([id]) => id === 'resource-result')?.[1];
+    expect(result?.value.result).toMatchObject({ contents: [{ uri: 'file:///report.txt' }] });
+    expect(result?.warnings).toHaveLength(1);
+  }, 30_000);
+
   it('huge-status: a 20 MB statusMessage is cut to 4,000 characters and flagged, polling at its interval', async (ctx) => {
     const e = await open('huge-status', ctx);
     await waitFor(() => e.warnings('huge-status').some((w) => w.includes('cut to 4000')), 30_000);

@@ -201,6 +201,7 @@ describe('report card on the hostile receiver’s faults case', () => {
       'capability-tasks-cancel',
       'tool-task-support',
       'terminal-cancel-refused',
+      'task-only-for-tools-call',
       'requested-ttl-honoured',
     ] as const)
       expect(verdicts(c)[id], id).toBe('pass');

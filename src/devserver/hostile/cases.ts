@@ -37,6 +37,8 @@ export const CASE_DESCRIPTIONS: Record<CaseName, string> = {
   'retry-after-rpc': `tasks/get answers JSON-RPC -32429 Too Many Requests with data.retryAfterMs ${RETRY_AFTER_MS}`,
   'sse-retry-zero': 'the GET stream answers `retry: 0` and closes at once, every time',
   'deep-result': `one completed task whose result's structuredContent is nested ${DEEP_LEVELS.toLocaleString('en')} levels deep`,
+  'resource-result':
+    'one completed tool task whose tasks/result answers what resources/read would (`contents`, no `content`), as the user documents have it',
   'huge-status': 'tasks/get answers a 20 MB statusMessage; the task works for ever',
   'notification-flood': `the GET stream sends ~${FLOOD_PER_SECOND} notifications/tasks/status a second for ${FLOOD_FOR_MS / 1000} s after it opens, mostly for unknown task ids`,
   'endless-list': 'tasks/list returns 100 tasks a page and a fresh nextCursor on every page, for ever',
@@ -172,6 +174,23 @@ export function buildSpecs(registry: Set<Held>): Record<CaseName, CaseSpec> {
         if (task.status !== 'completed') return false;
         const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"structuredContent is nested ${DEEP_LEVELS} levels deep"}],"isError":false,"_meta":${JSON.stringify(relatedMeta(task.taskId))},"structuredContent":`;
         sendParts(res, [head, deepValueBytes(), '}}']);
+        return true;
+      },
+    },
+
+    'resource-result': {
+      seed: one('resource-result', {
+        status: 'completed',
+        statusMessage: 'its result is a resource content array, not a CallToolResult',
+      }),
+      result: ({ res, id }, task) => {
+        if (task.status !== 'completed') return false;
+        result(res, id, {
+          contents: [
+            { uri: 'file:///report.txt', mimeType: 'text/plain', text: 'what resources/read answers' },
+          ],
+          _meta: relatedMeta(task.taskId),
+        });
         return true;
       },
     },

@@ -10,6 +10,7 @@ export const CASE_NAMES = [
   'retry-after-rpc',
   'sse-retry-zero',
   'deep-result',
+  'resource-result',
   'huge-status',
   'notification-flood',
   'endless-list',
