@@ -112,8 +112,9 @@ export const terminal = (o: ObservationEntry) => isTerminal(o.status);
 export const askedAt = (o: ObservationEntry) => o.sentAt ?? o.at;
 
 /**
- * For a terminal push no answer ever confirmed: the first answer asked after it, when that answer says
- * otherwise and no result was handed over in between to confirm the push. Such a push is contradicted, which
+ * For a terminal push no earlier answer had given: the first answer asked after it, when that answer says
+ * otherwise and no result was handed over in between to confirm the push (answers that agree later, once the
+ * task really ended, do not make the early push true). Such a push is contradicted, which
  * is pushes-consistent's business alone (the push, not the task, said something false).
  */
 export function contradictingAnswer(
@@ -123,7 +124,8 @@ export function contradictingAnswer(
 ): ObservationEntry | undefined {
   const push = obs[i];
   if (!push || push.source !== 'notification' || !isTerminal(push.status)) return undefined;
-  if (obs.some((o) => answered(o) && o.status === push.status)) return undefined;
+  // Answered before the push, the status is the answer's news: a later change is status-transitions' business.
+  if (obs.slice(0, i).some((o) => answered(o) && o.status === push.status)) return undefined;
   const next = obs.slice(i + 1).find((o) => answered(o) && askedAt(o) >= push.at);
   if (!next || next.status === push.status) return undefined;
   // A result handed over before that answer confirms that the task ended (not which way it ended): a later

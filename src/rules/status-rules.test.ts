@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildContext } from './evidence';
 import { statusTransitions } from './status-rules';
 import { failedResultExplains } from './task-rules';
+import { pushesConsistent } from './push-rules';
 import type { ObservationEntry, TimelineEntry } from '../tracker/task-store';
 import { observation, oneTaskReport } from '../../test/helpers/task-records';
 
@@ -36,6 +37,21 @@ describe('every observation is evidence of the status path', () => {
       ]),
     );
     expect(judged.offences).toEqual([]);
+  });
+
+  it('a terminal push early, an answer asked after it still working, the real end later: the push lied', () => {
+    const entries: TimelineEntry[] = [
+      observation(100, 'working', { source: 'create' }),
+      push(700, 'completed'),
+      observation(1100, 'working', { source: 'probe', sentAt: 1090 }),
+      { kind: 'result', at: 1500, sentAt: 710, latencyMs: 790, outcome: 'fetched', warnings: [] },
+      observation(1600, 'completed', { source: 'probe', sentAt: 1590 }),
+    ];
+    // The answers that agree once the task really ended do not make the early push true.
+    expect(pushesConsistent(contextOf(entries)).offences).toEqual([
+      expect.objectContaining({ at: 1100, detail: 'pushed completed, then polled working' }),
+    ]);
+    expect(statusTransitions(contextOf(entries)).offences).toEqual([]);
   });
 
   it('working pushed after a terminal answer arrived: fail', () => {

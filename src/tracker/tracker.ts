@@ -264,15 +264,15 @@ export class TaskTracker {
   }
 
   /**
-   * An answer about a tracked task that someone else read (the active check's reads after the end): merged
-   * and judged as any other observation of the task.
+   * An answer about a tracked task that someone else asked for (the active check's tasks/get and listings):
+   * merged and judged as any other observation of the task.
    */
   observeRead(
     taskId: string,
     update: Normalised<TaskSnapshot | null>,
     meta: { source: 'list' | 'probe'; sentAt: number },
   ): void {
-    if (this.poller.has(taskId)) this.observe(taskId, update, meta);
+    if (this.poller.has(taskId)) this.observe(taskId, update, { ...meta, answered: true });
   }
 
   async cancel(taskId: string): Promise<ClassifiedError | null> {

@@ -23,6 +23,20 @@ export const AUTH_FAULTS = [
 ] as const;
 export type AuthFault = (typeof AUTH_FAULTS)[number];
 
+/**
+ * The report-card rule each fault breaks (the fault matrix holds every fault to it); null for the two that
+ * break no rule: `basic-auth` is a token endpoint authentication method a server may choose (the sign-in must
+ * cope), and `other-origin` an authorization server a receiver may name anywhere (the person is asked first).
+ */
+export const AUTH_FAULT_RULES: Record<AuthFault, string | null> = {
+  'no-resource-metadata': 'auth-challenge-names-metadata',
+  'resource-mismatch': 'auth-resource-matches',
+  'no-s256': 'auth-s256-offered',
+  'issuer-mismatch': 'auth-issuer-matches',
+  'basic-auth': null,
+  'other-origin': null,
+};
+
 export function parseAuthFaults(raw: unknown): AuthFault[] {
   if (typeof raw !== 'string') return [];
   const wanted = new Set(raw.split(',').map((f) => f.trim()));

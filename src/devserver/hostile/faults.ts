@@ -61,6 +61,37 @@ export const FAULT_DESCRIPTIONS = {
   'ttl-overridden': 'the ttl asked for is doubled (requested-ttl-honoured: info)',
 } as const;
 
+/**
+ * The report-card rule each fault breaks, and only that one: the fault matrix (test/integration/fault-matrix)
+ * holds every fault to it, with the verdict the rule's strength sets.
+ */
+export const FAULT_RULES: Record<keyof typeof FAULT_DESCRIPTIONS, string> = {
+  'no-poll-interval': 'poll-interval-present',
+  'jumpy-poll-interval': 'poll-interval-stable',
+  'no-ttl': 'ttl-present',
+  'purge-early': 'ttl-not-purged-early',
+  'keep-beyond-ttl': 'ttl-not-kept-beyond',
+  'terminal-changes': 'status-transitions',
+  'created-at-moves': 'created-at-fixed',
+  'updated-goes-back': 'last-updated-monotonic',
+  'future-updated': 'timestamps-not-future',
+  'early-result': 'result-after-terminal',
+  'no-related-meta': 'result-related-meta',
+  'unexplained-failure': 'failed-result-explains',
+  'contradicting-push': 'pushes-consistent',
+  'no-pushes': 'pushes-sent',
+  'wrong-unknown-code': 'unknown-task-error',
+  'forbidden-tool-runs': 'capability-absent-error',
+  'rate-limit-no-retry-after': 'rate-limit-retry-after',
+  'list-refused': 'capability-tasks-list',
+  'bogus-cursor-accepted': 'list-paging',
+  'undeclared-list-answered': 'undeclared-method-refused',
+  'cancel-refused': 'capability-tasks-cancel',
+  'required-runs-plain': 'tool-task-support',
+  'terminal-cancel-accepted': 'terminal-cancel-refused',
+  'ttl-overridden': 'requested-ttl-honoured',
+};
+
 export type FaultName = keyof typeof FAULT_DESCRIPTIONS;
 export const FAULT_NAMES = Object.keys(FAULT_DESCRIPTIONS) as FaultName[];
 

@@ -340,8 +340,11 @@ export class ActiveCheck implements Probe {
     }
   }
 
-  /** tasks/get on a task the check started; null when the receiver says it is gone (-32602). */
-  async read(subject: Subject, observedAs?: 'probe'): Promise<TaskSnapshot | null> {
+  /**
+   * tasks/get on a task the check started; null when the receiver says it is gone (-32602). The answer joins
+   * the task's observations (target.observed), so the passive rules judge it with the rest.
+   */
+  async read(subject: Subject): Promise<TaskSnapshot | null> {
     const sentAt = Date.now();
     const { answer, error } = await this.attempt('tasks/get', { taskId: subject.taskId });
     if (error) {
@@ -370,7 +373,8 @@ export class ActiveCheck implements Probe {
       previous: subject.snapshot,
       era: this.target.era,
     });
-    if (observedAs) this.target.observed?.(subject.taskId, read, { source: observedAs, sentAt });
+    // What the check reads is evidence like any poll: it joins the task's observations.
+    this.target.observed?.(subject.taskId, read, { source: 'probe', sentAt });
     if (read.value) {
       subject.snapshot = read.value;
       ended(subject, read.value);

@@ -29,7 +29,7 @@ export interface CheckTarget {
   /** A task the check created, so the person sees it with every other (and the passive rules judge it too). */
   created?(taskId: string, created: Normalised<TaskSnapshot | null>, call: CheckCall, sentAt: number): void;
   /**
-   * What the check read of one of its tasks after it ended (a listing, or tasks/get), added to that task's
+   * What the check read of one of its tasks (tasks/get, or a listing after the end), added to that task's
    * observations so its timeline shows it and the passive rules judge it with the rest.
    */
   observed?(
@@ -159,11 +159,8 @@ export interface Probe {
   /** The request's JSON-RPC error, or the answer; a missing answer (network, deadline) is thrown on. */
   attempt(method: string, params: Record<string, unknown>, timeoutMs?: number): Promise<Attempt>;
   sleep(ms: number): Promise<void>;
-  /**
-   * tasks/get on a task the check started; null when the receiver says it is gone. `observedAs`: the answer
-   * also joins the task's observations (target.observed).
-   */
-  read(subject: Subject, observedAs?: 'probe'): Promise<TaskSnapshot | null>;
+  /** tasks/get on a task the check started (an observation of it too); null when the receiver says it is gone. */
+  read(subject: Subject): Promise<TaskSnapshot | null>;
   /** Creates a task with the chosen tool; null when the receiver answered at once (2026-07-28 may). */
   createTask(ttl?: number): Promise<Subject | null>;
   /**

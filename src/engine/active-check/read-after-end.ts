@@ -50,7 +50,7 @@ export async function readAfterEnd(p: Probe): Promise<string> {
       now = normalised.value;
     } else {
       // Not listed (purged, or a listing cut short), or no tasks/list here: asked by id.
-      now = await p.read(subject, 'probe');
+      now = await p.read(subject);
     }
     if (!now) continue;
     read++;
