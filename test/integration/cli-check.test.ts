@@ -32,9 +32,12 @@ const demo = () => demoFor(later);
  * after it ran out; here 0.5 s and 0.3 s): what each run here grades is the same, seen sooner. The tasks it
  * started are followed 1 s at most afterwards, not 5 s: under ?faults=wrong-unknown-code a purged task never
  * reads gone (its tasks/get answers another code), so that wait runs out in full, and no assertion here is
- * about it.
+ * about it. Its tasks are read again 1 s after their end, not 3 s.
  */
-const quick = { checkTiming: { shortTtlMs: 500, expiryGraceMs: 300 }, checkSettleMs: 1000 };
+const quick = {
+  checkTiming: { shortTtlMs: 500, expiryGraceMs: 300, readAgainAfterMs: 1000 },
+  checkSettleMs: 1000,
+};
 /**
  * On the demo's slow_job (6 s) also tasks/result held 0.5 s, not 2 s: as blocking, the task far from its end.
  * Not on the faults case's job (0.6 s), whose tasks/result answers at its end anyway.
@@ -101,13 +104,15 @@ describe('taskscope check', () => {
     expect(trace.trace.traffic.some((event) => event.method === 'tasks/get')).toBe(true);
   });
 
+  // What a server author runs: a job held 3 s, so the check sees it run, end, and read again after the end.
+  const held = ['--tool', 'job', '--args', '{"durationMs":3000}'];
   it.each([
-    ['wrong-unknown-code', 'unknown-task-error'],
-    ['terminal-cancel-accepted', 'terminal-cancel-refused'],
+    ['terminal-changes', 'status-transitions'],
+    ['required-runs-plain', 'tool-task-support'],
   ])('fails the demo with ?faults=%s (exit 1): %s is a JUnit failure', async (fault, rule) => {
     const receiver = await demo();
     const run = await runInProcess(
-      ['check', `${receiver.url}?faults=${fault}`, '--junit', file(`${fault}.xml`)],
+      ['check', `${receiver.url}?faults=${fault}`, ...held, '--junit', file(`${fault}.xml`)],
       quick,
     );
     expect(run.code).toBe(1);
@@ -118,7 +123,19 @@ describe('taskscope check', () => {
       byRule.get(rule)?.failure as Array<{ message?: string; type?: string }> | undefined
     )?.[0];
     expect(failure).toMatchObject({ type: 'fail' });
-    expect(failure?.message).toMatch(/-32602|refused|answered/);
+  });
+
+  it('warns on ?faults=forbidden-tool-runs: exit 0, and exit 1 with --fail-on warn', async () => {
+    const receiver = await demo();
+    const url = `${receiver.url}?faults=forbidden-tool-runs`;
+    const brief = ['--tool', 'job', '--args', '{"durationMs":1000}'];
+    const warned = await runInProcess(['check', url, ...brief], quick);
+    expect(warned.code).toBe(0);
+    expect(warned.stdout).toMatch(/^WARN \(1\)$/m);
+    expect(warned.stdout).toContain('[capability-absent-error]');
+    const strict = await runInProcess(['check', url, ...brief, '--fail-on', 'warn'], quick);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toMatch(/^Result: FAIL \(exit 1\): failed: capability-absent-error/m);
   });
 
   it(
@@ -203,7 +220,7 @@ describe('taskscope check', () => {
         '--tool',
         'slow_job',
         '--args',
-        '{"durationMs": 8000, "steps": 2}',
+        '{"durationMs": 2000, "steps": 2}',
         '--json',
         file('args.json'),
       ],
@@ -211,7 +228,7 @@ describe('taskscope check', () => {
     );
     expect(run.code).toBe(0);
     const json = JSON.parse(await readFile(file('args.json'), 'utf8')) as { tool: unknown };
-    expect(json.tool).toEqual({ name: 'slow_job', args: { durationMs: 8000, steps: 2 }, chosenBy: 'flag' });
+    expect(json.tool).toEqual({ name: 'slow_job', args: { durationMs: 2000, steps: 2 }, chosenBy: 'flag' });
     for (const argv of [
       ['check'],
       ['check', 'not a url'],

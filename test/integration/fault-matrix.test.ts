@@ -19,13 +19,14 @@ import { openSession } from '../../src/mcp/open-session';
 /**
  * The fault matrix: `taskscope check` against every fault the demo receiver offers (`?faults=`, served by the
  * hostile receiver's faults case), one run per fault, all side by side. Each fault must give its rule the
- * verdict the rule's strength sets (MUST → fail, SHOULD → warn, MAY → info) and leave every other rule as the
- * healthy receiver has it; the healthy receivers of both generations fail and warn on nothing.
+ * verdict the rule's strength sets (MUST → fail, SHOULD → warn, MAY → info), with its first offence, and leave
+ * every other rule as the healthy receiver has it; the healthy receivers of both generations fail and warn on
+ * nothing. A run that could not finish a step would exit 3, not 0 or 1.
  */
 
 interface CheckJson {
   outcome: string;
-  rules: Array<{ id: RuleId; verdict: Verdict; reason: string }>;
+  rules: Array<{ id: RuleId; verdict: Verdict; reason: string; firstOffence: { detail: string } | null }>;
 }
 
 /** The check's waits, shortened: what is judged is the same, seen sooner. */
@@ -129,6 +130,8 @@ describe('the fault matrix: taskscope check on every fault the demo receivers of
       const verdict = expected(rule);
       const found = json.rules.find((r) => r.id === rule);
       expect(found?.verdict, found?.reason).toBe(verdict);
+      // Its first offence, for the card's click-through.
+      expect(found?.firstOffence?.detail).toBeTruthy();
       const before = new Map(healthy.rules.map((r) => [r.id, r.verdict]));
       const gone = new Set(TAKES_AWAY[fault]);
       const changed = json.rules

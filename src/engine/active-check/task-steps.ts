@@ -246,6 +246,7 @@ export async function shortTtl(p: Probe): Promise<string> {
     p.broken(
       'requested-ttl-honoured',
       `A requested ttl of ${requested} ms was adjusted to ${ttl === null ? 'none (no expiry)' : `${ttl} ms`} and said in the answer (receivers may).`,
+      offence(`ttl ${requested} ms asked, ${ttl === null ? 'none' : `${ttl} ms`} given`),
     );
   }
   // Gone at once is graded by read(), on the receiver's -32602 and the task's age only.
