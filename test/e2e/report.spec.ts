@@ -5,9 +5,9 @@ import { connect, expect, test } from './fixtures';
 /**
  * The receiver report card (issue #13) against the demo receiver `npm start` mounts at /demo/mcp: opened by
  * ?report=1, the active check run with its confirmation and stopped on a second run, the Markdown export.
- * A fault's rule and its first offence are checked in test/integration/report-offence.test.ts and
- * src/report/ReportCard.test.tsx (with the check off during a replay); the rules themselves in
- * report-rules.test.ts and active-check.test.ts.
+ * Every fault's rule is held to its verdict by test/integration/fault-matrix.test.ts; here one fault is seen
+ * on the card and its first offence opened, as a server author would. The card's drawing is checked in
+ * src/report/ReportCard.test.tsx (with the check off during a replay).
  */
 
 test.describe.configure({ timeout: 90_000 });
@@ -111,4 +111,31 @@ test('?report=1 opens the card; the check runs after confirmation, stops on requ
   expect(new URL(page.url()).searchParams.get('report')).toBeNull();
   await page.getByTestId('open-report').click();
   await expect(card(page)).toBeVisible();
+});
+
+test('a fault on the card: terminal-changes fails status-transitions, and its first offence opens the task there', async ({
+  page,
+}) => {
+  await connect(page, '/demo/mcp?faults=terminal-changes', { query: 'report=1' });
+  await card(page).getByTestId('check-receiver').click();
+  const confirm = page.getByTestId('check-confirm');
+  await confirm.getByTestId('check-tool').selectOption('job');
+  await confirm.getByTestId('check-args').fill('{"durationMs":1000}');
+  await confirm.getByTestId('confirm-check').click();
+  await expect(card(page).getByTestId('check-status')).toContainText('Finished', { timeout: 60_000 });
+  // The check read its tasks again 3 s after their end: one of them said working.
+  const rule = card(page).locator('[data-rule="status-transitions"]');
+  await expect(rule).toHaveAttribute('data-verdict', 'fail');
+  const link = rule.getByTestId('offence-link');
+  const taskId = /fault-\d+-[0-9a-f]+/.exec((await link.textContent()) ?? '')?.[0];
+  expect(taskId).toBeDefined();
+  await link.click();
+  await expect(card(page)).toBeHidden();
+  const detail = page.getByTestId('task-detail');
+  await expect(detail).toContainText(taskId!);
+  // Opened at that moment: the observation that read working after the end is the one marked.
+  const marked = detail.locator('[data-testid="observations"] tr[data-focused]');
+  await expect(marked).toContainText('working');
+  // The task's own timeline says the check started it.
+  await expect(detail.getByTestId('started-by-check')).toBeVisible();
 });
