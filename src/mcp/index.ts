@@ -19,7 +19,7 @@ export * from './stdio-fetch';
 export * from './tasks-api';
 export * from './protocol-rules';
 export * from './guarded-fetch';
-export { limitJson, cutText, isObject } from './json';
+export { limitJson, cutText, isObject, parseJsonObject } from './json';
 export * from './bounded-lists';
 export * from './auth/types';
 export { AuthClient } from './auth/auth-client';

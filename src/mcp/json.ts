@@ -72,3 +72,21 @@ export function limitJson(
   }
   return { value: root, cut };
 }
+
+/**
+ * A JSON object as a person typed it (arguments, params): undefined for an empty field, else the object, or
+ * why it cannot be sent (`notObject` when it parses to something else).
+ */
+export function parseJsonObject(
+  text: string,
+  notObject: string,
+): { ok: true; value: Obj | undefined } | { ok: false; error: string } {
+  if (text.trim() === '') return { ok: true, value: undefined };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, error: `Not JSON: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  return isObject(value) ? { ok: true, value } : { ok: false, error: notObject };
+}

@@ -1,5 +1,5 @@
 import { checkableTools } from '../engine/active-check/plan';
-import type { ToolInfo } from '../mcp';
+import { parseJsonObject, type ToolInfo } from '../mcp';
 import { lastRunArgs } from '../tools/run-drafts';
 
 /**
@@ -34,14 +34,6 @@ export const argsText = (args: Record<string, unknown>) =>
 export function parseArgs(
   text: string,
 ): { ok: true; args: Record<string, unknown> } | { ok: false; error: string } {
-  if (text.trim() === '') return { ok: true, args: {} };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, error: `Not JSON: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return { ok: false, error: 'The arguments must be a JSON object, e.g. {"topic": "tides"}' };
-  return { ok: true, args: value as Record<string, unknown> };
+  const read = parseJsonObject(text, 'The arguments must be a JSON object, e.g. {"topic": "tides"}');
+  return read.ok ? { ok: true, args: read.value ?? {} } : read;
 }

@@ -1,6 +1,7 @@
 import { getEngine } from '../bridge/engine-bridge';
 import type { Replies } from '../engine/messages';
 import { useConnection } from '../state/connection';
+import { parseJsonObject } from '../mcp';
 import { useReplay } from '../state/replay';
 
 /** A live receiver to send to: connected, and no trace playing (a replay has no receiver to ask). */
@@ -14,16 +15,8 @@ export function useLiveReceiver(): boolean {
 export function parseParams(
   text: string,
 ): { ok: true; params: Record<string, unknown> | undefined } | { ok: false; error: string } {
-  if (text.trim() === '') return { ok: true, params: undefined };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, error: `Not JSON: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return { ok: false, error: 'params must be a JSON object' };
-  return { ok: true, params: value as Record<string, unknown> };
+  const read = parseJsonObject(text, 'params must be a JSON object');
+  return read.ok ? { ok: true, params: read.value } : read;
 }
 
 /** Sends the request again through the engine's current session; its answer shows in the traffic as well. */

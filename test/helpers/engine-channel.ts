@@ -49,3 +49,29 @@ export function engineOverChannel(
     },
   };
 }
+
+/** Polling as tests want it: never paused, no floor under what the receiver asks. */
+export const TEST_SETTINGS = { paused: false, minPollIntervalMs: 0 };
+
+/**
+ * An engine over the channel, connected to `url` as connection 1; `later` (stopAfterEach) closes it after the
+ * test, whether the connect worked or not.
+ */
+export async function connectedEngine(
+  url: string,
+  later: (stop: () => Promise<void>) => void,
+  options: HostOptions = {},
+): Promise<ReturnType<typeof engineOverChannel>> {
+  const engine = engineOverChannel(options);
+  later(engine.close);
+  const reply = await engine.bridge.request({
+    type: 'connect',
+    connectionId: 1,
+    url,
+    headers: {},
+    settings: TEST_SETTINGS,
+  });
+  if (!reply.ok)
+    throw new Error(`could not connect to ${url}: ${reply.stale ? 'stale' : reply.error.message}`);
+  return engine;
+}

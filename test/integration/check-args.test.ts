@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolInfo } from '../../src/mcp';
 import { stopAfterEach } from '../helpers/cleanups';
-import { engineOverChannel } from '../helpers/engine-channel';
+import { connectedEngine } from '../helpers/engine-channel';
 import { startEverything } from '../helpers/receivers';
 import { waitFor } from '../helpers/wait';
 
@@ -11,24 +11,13 @@ import { waitFor } from '../helpers/wait';
  * reaches the page marked as the check's, where the person's own run of the same tool is not.
  */
 const later = stopAfterEach();
-const settings = { paused: false, minPollIntervalMs: 0 };
 const TOOL = 'simulate-research-query';
 
 describe('the check with arguments, on server-everything', () => {
   it('starts a task with the arguments given, marked as the check’s; the person’s run is not', async () => {
     const receiver = await startEverything();
     later(receiver.close);
-    const engine = engineOverChannel();
-    later(engine.close);
-    const { bridge, tasks } = engine;
-    const connected = await bridge.request({
-      type: 'connect',
-      connectionId: 1,
-      url: receiver.url,
-      headers: {},
-      settings,
-    });
-    expect(connected.ok).toBe(true);
+    const { bridge, tasks } = await connectedEngine(receiver.url, later);
     const { tools } = await bridge.request({ type: 'listTools' });
     const research = tools.find((t) => t.name === TOOL) as ToolInfo;
     const mine = await bridge.request({ type: 'run', tool: research, args: { topic: 'mine' } });

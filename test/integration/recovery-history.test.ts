@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolInfo } from '../../src/mcp';
-import { engineOverChannel } from '../helpers/engine-channel';
+import { connectedEngine } from '../helpers/engine-channel';
 import { stopAfterEach } from '../helpers/cleanups';
 import { startDemoReceiver } from '../helpers/receivers';
 import { waitFor } from '../helpers/wait';
@@ -12,23 +12,13 @@ import { waitFor } from '../helpers/wait';
  */
 
 const later = stopAfterEach();
-const settings = { paused: false, minPollIntervalMs: 0 };
 
 describe('a receiver that dies and comes back', () => {
   it('leaves the history of a task it lost on the page: its polls and observations, in the list', async () => {
     let receiver = await startDemoReceiver();
     const port = receiver.port;
     later(() => receiver.close());
-    const e = engineOverChannel({ history: async () => null });
-    later(() => e.close());
-    const connected = await e.bridge.request({
-      type: 'connect',
-      connectionId: 1,
-      url: receiver.url,
-      headers: {},
-      settings,
-    });
-    expect(connected.ok).toBe(true);
+    const e = await connectedEngine(receiver.url, later, { history: async () => null });
     const { tools } = await e.bridge.request({ type: 'listTools' });
     const run = await e.bridge.request({
       type: 'run',
