@@ -71,6 +71,9 @@ export function normaliseTool(
         ? (limitJson(raw.inputSchema, { maxDepth: 32, maxNodes: 50_000 }).value as Record<string, unknown>)
         : { type: 'object' },
       taskSupport,
+      ...(isObject(raw.annotations) && raw.annotations.readOnlyHint === true
+        ? { readOnly: true as const }
+        : {}),
     },
     warnings,
   };

@@ -35,6 +35,12 @@ export function samplingReply(reply: { text: string; model: string }): Record<st
 export const USER_REJECTED_CODE = -1;
 
 /**
+ * A plain call of a task-required tool refused: 2025-11-25 names -32601 (Method not found); -32600 (Invalid
+ * request) refuses it as plainly. An isError result does not: the tool's answer is no refusal of the call.
+ */
+export const PLAIN_CALL_REFUSALS: ReadonlySet<number> = new Set([-32601, -32600]);
+
+/**
  * Streamable HTTP: a 404 to a request that carried our session id means the receiver no longer knows the
  * session; SDK receivers sometimes answer 400 naming the session instead.
  */

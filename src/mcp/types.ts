@@ -72,6 +72,8 @@ export interface ToolInfo {
    * per call whether to answer with a task.
    */
   taskSupport: 'forbidden' | 'optional' | 'required' | 'receiver';
+  /** The tool says it changes nothing (`annotations.readOnlyHint`): a hint from the receiver, never a promise. */
+  readOnly?: true;
 }
 
 /** The protocol generations Taskscope speaks. */

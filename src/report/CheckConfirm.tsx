@@ -41,9 +41,10 @@ export function CheckConfirm({ url, onClose }: { url: string; onClose: () => voi
           The check sends requests to <span className="font-mono [overflow-wrap:anywhere]">{url}</span> and{' '}
           <strong>creates tasks on that server</strong>: up to three runs of the tool below, with the
           arguments given there. It also calls a tool that requires a task without one and, as a task, a tool
-          that forbids tasks (each with its defaults: a receiver that follows the spec refuses both without
-          running them), asks about made-up task ids and cursors, calls tasks/result early, tries methods the
-          receiver does not declare, and reads its tasks again 3 s after they ended.
+          that forbids tasks — only the tool below, or one the receiver marks read-only, since a receiver that
+          breaks these rules may run it — asks about made-up task ids and cursors, calls tasks/result early,
+          tries methods the receiver does not declare, and reads its tasks again{' '}
+          {seconds(CHECK_LIMITS.readAgainAfterMs)} after they ended.
         </p>
         <p data-testid="check-cleanup">
           {canCancel

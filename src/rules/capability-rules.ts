@@ -2,12 +2,13 @@
  * Rules about what a receiver declares and whether it behaves as declared: capabilities, undeclared methods,
  * per-tool taskSupport, tasks/list paging. Judged, like the wire rules, from the raw messages in the traffic log.
  */
-import { isObject } from '../mcp';
+import { isObject, PLAIN_CALL_REFUSALS } from '../mcp';
 import {
   answeredWith,
   exchanges,
   judgeable,
   offence,
+  taskAnswerId,
   taskIdOf,
   wireOffence,
   type Context,
@@ -17,16 +18,9 @@ import {
 import { count, was } from './words';
 
 const METHOD_NOT_FOUND = -32601;
-/**
- * A plain call of a task-required tool: 2025-11-25 names -32601; -32600 (invalid request) refuses it as
- * plainly. An isError result does not: the tool's answer is no refusal of the call.
- */
-const REQUIRED_REFUSALS = new Set([METHOD_NOT_FOUND, -32600]);
 
 const toolNamed = (ctx: Context, params: Record<string, unknown>) =>
   typeof params.name === 'string' ? ctx.input.tools.find((t) => t.name === params.name) : undefined;
-const isCreateTaskResult = (result: Record<string, unknown> | undefined) =>
-  result !== undefined && (isObject(result.task) || result.resultType === 'task');
 
 export function capabilityAbsentError(ctx: Context): Judgement {
   let n = 0;
@@ -95,7 +89,7 @@ export function toolTaskSupport(ctx: Context): Judgement {
       // Without tasks.requests.tools.call the task field is to be ignored: a task answer breaks that.
       if (!asTask) continue;
       n++;
-      if (isCreateTaskResult(x.result))
+      if (x.result !== undefined && taskAnswerId(x.result, ctx.era) !== undefined)
         offences.push(
           wireOffence(x.answer, `${tool.name}: a task although tools/call tasks are not declared`),
         );
@@ -104,7 +98,7 @@ export function toolTaskSupport(ctx: Context): Judgement {
     if (tool.taskSupport === 'required' && !asTask) {
       if (!judgeable(x)) continue;
       n++;
-      if (!REQUIRED_REFUSALS.has(x.error?.code ?? 0))
+      if (!PLAIN_CALL_REFUSALS.has(x.error?.code ?? 0))
         offences.push(
           wireOffence(
             x.answer,
@@ -113,7 +107,7 @@ export function toolTaskSupport(ctx: Context): Judgement {
         );
     } else if (asTask && tool.taskSupport !== 'forbidden') {
       n++;
-      if (x.result && !isCreateTaskResult(x.result))
+      if (x.result && !(x.result !== undefined && taskAnswerId(x.result, ctx.era) !== undefined))
         offences.push(
           wireOffence(
             x.answer,

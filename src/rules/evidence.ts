@@ -138,6 +138,23 @@ export function contradictingAnswer(
   return confirmed ? undefined : next;
 }
 
+/**
+ * The task an answer hands out instead of its result, in the generation's own shape: 2025-11-25's
+ * CreateTaskResult (`{task: {taskId, status, …}}`, both strings: another method's `task` field is not enough),
+ * 2026-07-28's `resultType: "task"`. The task's id ('' when the 2026 answer names none), or undefined when the
+ * answer is no task.
+ */
+export function taskAnswerId(result: Record<string, unknown>, era: Era): string | undefined {
+  if (era === '2026-07-28') {
+    if (result.resultType !== 'task') return undefined;
+    return typeof result.taskId === 'string' ? result.taskId : '';
+  }
+  const task = result.task;
+  return isObject(task) && typeof task.taskId === 'string' && typeof task.status === 'string'
+    ? task.taskId
+    : undefined;
+}
+
 export function offence(taskId: string | undefined, at: number, detail: string): Found {
   return { ...(taskId === undefined ? {} : { taskId }), at, detail, when: at };
 }

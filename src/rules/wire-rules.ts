@@ -8,6 +8,7 @@ import {
   exchanges,
   judgeable,
   offence,
+  taskAnswerId,
   taskIdOf,
   wireOffence,
   type Context,
@@ -212,19 +213,6 @@ export function terminalCancelRefused(ctx: Context): Judgement {
 }
 
 /**
- * The task an answer hands out instead of its result, in the generation's own shape: 2025-11-25's
- * CreateTaskResult (`{task: {taskId, …}}`), 2026-07-28's `resultType: "task"`. The id, or '' when it names none.
- */
-function taskAnswered(result: Record<string, unknown>, era: Context['era']): string | undefined {
-  if (era === '2026-07-28') {
-    if (result.resultType !== 'task') return undefined;
-    return typeof result.taskId === 'string' ? result.taskId : '';
-  }
-  if (!isObject(result.task)) return undefined;
-  return typeof result.task.taskId === 'string' ? result.task.taskId : '';
-}
-
-/**
  * Only tools/call may be answered with a task (both generations): any other request answered with one is the
  * receiver's fault (the user documents' resources/read task included). On 2025-11-25 the tasks/* methods are
  * left out: their answers are about a task by design, and the user documents' tasks/get wraps it as `{task}`.
@@ -242,7 +230,7 @@ export function taskOnlyForToolsCall(ctx: Context): Judgement {
     for (const x of exchanges(ctx, method)) {
       if (!x.result) continue;
       n++;
-      const taskId = taskAnswered(x.result, ctx.era);
+      const taskId = taskAnswerId(x.result, ctx.era);
       if (taskId === undefined) continue;
       const named = taskId ? ` ${taskId.slice(0, 80)}` : '';
       offences.push(wireOffence(x.answer, `${method.slice(0, 80)} answered with task${named}`));

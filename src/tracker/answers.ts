@@ -10,7 +10,7 @@ import { appendEntry, noteDialect, updateTask, type ObservationSource, type Task
 import type { SessionLifecycle } from './tracker-sessions';
 import type { Clock } from './tracker-types';
 
-/** How an answer came: a poll (with its timing), a push, tasks/list, a cancel answer, a purge probe. */
+/** How an answer came: a poll (with its timing), a push, tasks/list, a cancel answer, a purge probe, the check. */
 export interface AnswerMeta {
   source: ObservationSource;
   sentAt?: number;

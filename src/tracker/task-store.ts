@@ -1,8 +1,11 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ClassifiedError, TaskStatus, Warning } from '../mcp';
 
-/** What brought an observation: the create answer, a poll, a push, tasks/list, a cancel answer, or a purge probe. */
-export type ObservationSource = 'create' | 'poll' | 'notification' | 'list' | 'cancel' | 'probe';
+/**
+ * What brought an observation: the create answer, a poll, a push, tasks/list, a cancel answer, a purge probe,
+ * or a tasks/get of the report card's active check.
+ */
+export type ObservationSource = 'create' | 'poll' | 'notification' | 'list' | 'cancel' | 'probe' | 'check';
 
 export interface ObservationEntry {
   kind: 'observation';

@@ -13,6 +13,7 @@ export interface Segment {
 export type MarkKind =
   | 'poll'
   | 'probe'
+  | 'check'
   | 'notification'
   | 'create'
   | 'list'
@@ -119,6 +120,7 @@ export function describeSources(
       if (entry.source === 'list') return 'tasks/list';
       if (entry.source === 'create') return 'create';
       if (entry.source === 'cancel') return 'cancel';
+      if (entry.source === 'check') return 'check';
       return 'purge probe';
     }
     if (entry.kind === 'input') return entry.method;

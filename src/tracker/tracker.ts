@@ -270,7 +270,7 @@ export class TaskTracker {
   observeRead(
     taskId: string,
     update: Normalised<TaskSnapshot | null>,
-    meta: { source: 'list' | 'probe'; sentAt: number },
+    meta: { source: 'list' | 'check'; sentAt: number },
   ): void {
     if (this.poller.has(taskId)) this.observe(taskId, update, { ...meta, answered: true });
   }

@@ -263,6 +263,7 @@ export function faultSpec(faults: readonly FaultName[], registry: Set<Held>): Ca
         description: 'Answers at once; never a task.',
         inputSchema: { type: 'object', properties: {} },
         execution: { taskSupport: 'forbidden' },
+        annotations: { readOnlyHint: true },
       },
     ],
     call: (rpc) => {

@@ -195,8 +195,18 @@ export class ActiveCheck implements Probe {
   }
 
   notJudged(id: RuleId, reason: string): never {
-    this.find(id, 'unobserved', `Not judged: ${reason}`);
-    skip(reason);
+    if (appliesTo(ruleDef(id), this.target.era) && !this.state.findings.some((f) => f.id === id)) {
+      const why = `${reason.charAt(0).toLowerCase()}${reason.slice(1)}`.replace(/\.$/, '');
+      const result: RuleResult = {
+        id,
+        verdict: 'unobserved',
+        observations: 0,
+        reason: `Not judged: ${why}`,
+        source: 'active',
+      };
+      this.state = { ...this.state, findings: [...this.state.findings, result] };
+    }
+    skip(`${reason.charAt(0).toUpperCase()}${reason.slice(1)}`);
   }
 
   /**
@@ -374,7 +384,7 @@ export class ActiveCheck implements Probe {
       era: this.target.era,
     });
     // What the check reads is evidence like any poll: it joins the task's observations.
-    this.target.observed?.(subject.taskId, read, { source: 'probe', sentAt });
+    this.target.observed?.(subject.taskId, read, { source: 'check', sentAt });
     if (read.value) {
       subject.snapshot = read.value;
       ended(subject, read.value);

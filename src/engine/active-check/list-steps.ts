@@ -1,6 +1,6 @@
 import { isObject } from '../../mcp';
 import { CHECK_MAX_LISTED, CHECK_MAX_PAGES } from './plan';
-import { codeText, excerpt, skip, type Probe } from './probe';
+import { codeText, excerpt, skip, type Attempt, type Probe } from './probe';
 import { count } from '../../rules/words';
 
 /**
@@ -8,58 +8,87 @@ import { count } from '../../rules/words';
  * not declare. Each returns the note shown beside the step.
  */
 
-export async function listPaging(p: Probe): Promise<string> {
-  if (p.target.era === '2026-07-28') skip('2026-07-28 has no tasks/list.');
-  if (!p.target.support.list)
-    skip('The receiver does not declare tasks/list (the last step checks that it refuses it).');
-  const ids = new Set<string>();
+/** What following tasks/list page by page brought. */
+export interface Listing {
+  pages: number;
+  /** Every task id listed (up to CHECK_MAX_LISTED). */
+  ids: Set<string>;
+  /** The listed items of the tasks asked for in `keep`, as the receiver gave them. */
+  items: Map<string, unknown>;
+  /** The first page's refusal: the method itself is refused. */
+  refused?: Attempt['error'];
+  /** What broke the paging after the first page. */
+  problem?: string;
+  /** Why the listing stopped short of its end (a cap). */
+  stoppedAt?: string;
+  /** When the first page was asked for (local clock). */
+  sentAt: number;
+}
+
+/** tasks/list followed page by page, at most CHECK_MAX_PAGES pages and CHECK_MAX_LISTED tasks. */
+export async function walkList(p: Probe, keep: ReadonlySet<string> = new Set()): Promise<Listing> {
+  const listing: Listing = { pages: 0, ids: new Set(), items: new Map(), sentAt: Date.now() };
   const cursors = new Set<string>();
   let cursor: string | undefined;
-  let pages = 0;
-  let problem: string | undefined;
-  let stoppedAt: string | undefined;
-  while (pages < CHECK_MAX_PAGES) {
+  while (listing.pages < CHECK_MAX_PAGES) {
     const page = await p.attempt('tasks/list', cursor ? { cursor } : {});
-    if (page.error && pages === 0) {
-      p.broken(
-        'capability-tasks-list',
-        `tasks/list is declared, but the first page was refused: ${codeText(page.error)}.`,
-        { detail: `tasks/list: ${codeText(page.error)}`, at: Date.now() },
-      );
-      return `refused: ${page.error.code}`;
+    if (page.error && listing.pages === 0) {
+      listing.refused = page.error;
+      return listing;
     }
     if (page.error) {
       // The method answers; what it refused is the cursor it handed out itself: a paging fault.
-      problem = `page ${pages + 1} was refused with the receiver's own nextCursor: ${codeText(page.error)}`;
-      break;
+      listing.problem = `page ${listing.pages + 1} was refused with the receiver's own nextCursor: ${codeText(page.error)}`;
+      return listing;
     }
     const raw = page.answer;
-    pages++;
+    listing.pages++;
     if (!isObject(raw) || !Array.isArray(raw.tasks)) {
-      problem = `page ${pages} of tasks/list has no tasks array: ${excerpt(raw)}`;
-      break;
+      listing.problem = `page ${listing.pages} of tasks/list has no tasks array: ${excerpt(raw)}`;
+      return listing;
     }
-    for (const item of raw.tasks)
-      if (isObject(item) && typeof item.taskId === 'string' && ids.size < CHECK_MAX_LISTED)
-        ids.add(item.taskId);
+    for (const item of raw.tasks) {
+      if (!isObject(item) || typeof item.taskId !== 'string') continue;
+      if (listing.ids.size < CHECK_MAX_LISTED) listing.ids.add(item.taskId);
+      if (keep.has(item.taskId)) listing.items.set(item.taskId, item);
+    }
     const next = raw.nextCursor;
-    if (next === undefined || next === null || next === '') break;
+    if (next === undefined || next === null || next === '') return listing;
     if (typeof next !== 'string') {
-      problem = `page ${pages} has a nextCursor that is not a string: ${excerpt(next)}`;
-      break;
+      listing.problem = `page ${listing.pages} has a nextCursor that is not a string: ${excerpt(next)}`;
+      return listing;
     }
     if (cursors.has(next)) {
-      problem = `page ${pages} handed out a cursor it had given before (${excerpt(next)})`;
-      break;
+      listing.problem = `page ${listing.pages} handed out a cursor it had given before (${excerpt(next)})`;
+      return listing;
     }
     cursors.add(next);
     cursor = next;
-    if (ids.size >= CHECK_MAX_LISTED) {
-      stoppedAt = `stopped at ${CHECK_MAX_LISTED} tasks`;
-      break;
+    if (listing.ids.size >= CHECK_MAX_LISTED) {
+      listing.stoppedAt = `stopped at ${CHECK_MAX_LISTED} tasks`;
+      return listing;
     }
   }
-  if (pages >= CHECK_MAX_PAGES && !problem) stoppedAt = `stopped after ${CHECK_MAX_PAGES} pages`;
+  listing.stoppedAt = `stopped after ${CHECK_MAX_PAGES} pages`;
+  return listing;
+}
+
+export async function listPaging(p: Probe): Promise<string> {
+  if (p.target.era === '2026-07-28') skip('2026-07-28 has no tasks/list.');
+  if (!p.target.support.list)
+    p.notJudged(
+      'list-paging',
+      'The receiver does not declare tasks/list (the last step checks that it refuses it).',
+    );
+  const { pages, ids, refused, problem, stoppedAt } = await walkList(p);
+  if (refused) {
+    p.broken(
+      'capability-tasks-list',
+      `tasks/list is declared, but the first page was refused: ${codeText(refused)}.`,
+      { detail: `tasks/list: ${codeText(refused)}`, at: Date.now() },
+    );
+    return `refused: ${refused.code}`;
+  }
   // A task tasks/get still knows must be listed too.
   const missing: string[] = [];
   if (!stoppedAt)

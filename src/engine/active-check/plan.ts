@@ -10,6 +10,8 @@ export const CHECK_LIMITS = {
   createMs: 30_000,
   /** The whole check: past this it stops itself as Stop would (and cancels what it started). */
   overallMs: 180_000,
+  /** After the last task it started has ended, how long before it reads them all again. */
+  readAgainAfterMs: 3_000,
 };
 
 /** tasks/list pages followed at most by the check, and tasks read at most. */

@@ -35,7 +35,7 @@ export interface CheckTarget {
   observed?(
     taskId: string,
     read: Normalised<TaskSnapshot | null>,
-    meta: { source: 'list' | 'probe'; sentAt: number },
+    meta: { source: 'list' | 'check'; sentAt: number },
   ): void;
 }
 
@@ -63,7 +63,7 @@ export const TIMING = {
   /** 2026-07-28: how long a cancelled task is watched for reading cancelled. */
   cancelSettleMs: 3_000,
   /** After the last task the check started has ended, how long before it reads them all again. */
-  readAgainAfterMs: 3_000,
+  readAgainAfterMs: CHECK_LIMITS.readAgainAfterMs,
   /** A request refused for its rate (HTTP 429, -32429) is sent again this many times, after the wait it names. */
   rateLimitRetries: 3,
   /** The wait before such a retry when the receiver names none, and the longest wait taken. */

@@ -1,6 +1,7 @@
-import { isObject, normaliseTask, type TaskSnapshot } from '../../mcp';
+import { normaliseTask, type TaskSnapshot } from '../../mcp';
 import { count } from '../../rules/words';
-import { CHECK_MAX_PAGES, seconds } from './plan';
+import { seconds } from './plan';
+import { walkList } from './list-steps';
 import { skip, type Probe, type Subject } from './probe';
 
 /**
@@ -24,17 +25,18 @@ export async function readAfterEnd(p: Probe): Promise<string> {
   const ended = p.started.filter((s) => !s.gone && s.ended);
   const running = p.started.filter((s) => !s.gone && !s.ended);
   if (ended.length === 0)
-    skip(
+    p.notJudged(
+      'status-transitions',
       running.length > 0
-        ? `${count(running.length, 'task')} the check started still ran after ${seconds(p.timing.maxExpiryWaitMs)}.`
-        : 'Every task the check started was gone by its end.',
+        ? `${count(running.length, 'task')} the check started still ran after ${seconds(p.timing.maxExpiryWaitMs)}`
+        : 'every task the check started was gone by its end',
     );
   const lastEnd = Math.max(...ended.map((s) => s.ended?.at ?? 0));
   const wait = lastEnd + p.timing.readAgainAfterMs - Date.now();
   if (wait > 0) await p.sleep(wait);
 
   const ids = new Set(ended.map((s) => s.taskId));
-  const listed = p.target.era === '2025-11-25' && p.target.support.list ? await listOnce(p, ids) : undefined;
+  const listed = p.target.era === '2025-11-25' && p.target.support.list ? await walkList(p, ids) : undefined;
   const changed: Array<{ subject: Subject; now: TaskSnapshot }> = [];
   let read = 0;
   for (const subject of ended) {
@@ -52,7 +54,8 @@ export async function readAfterEnd(p: Probe): Promise<string> {
       // Not listed (purged, or a listing cut short), or no tasks/list here: asked by id.
       now = await p.read(subject);
     }
-    if (!now) continue;
+    // Gone (purged at its ttl), or read without a status (a normaliser warning, not a change of mind).
+    if (!now || now.status === null) continue;
     read++;
     if (now.status !== subject.ended?.status) changed.push({ subject, now });
   }
@@ -79,30 +82,4 @@ export async function readAfterEnd(p: Probe): Promise<string> {
     `${count(read, 'ended task')} read again with ${how} ${after} or more after the last end: each kept its status.`,
   );
   return `${count(read, 'task')} kept their status (${how})`;
-}
-
-/**
- * The items of `ids` in every page of tasks/list; a refused or malformed page ends the listing (list-paging
- * judges paging).
- */
-async function listOnce(
-  p: Probe,
-  ids: ReadonlySet<string>,
-): Promise<{ items: Map<string, unknown>; sentAt: number }> {
-  const items = new Map<string, unknown>();
-  const sentAt = Date.now();
-  const cursors = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < CHECK_MAX_PAGES; page++) {
-    const { answer } = await p.attempt('tasks/list', cursor ? { cursor } : {});
-    if (!isObject(answer) || !Array.isArray(answer.tasks)) break;
-    for (const item of answer.tasks)
-      if (isObject(item) && typeof item.taskId === 'string' && ids.has(item.taskId))
-        items.set(item.taskId, item);
-    const next = answer.nextCursor;
-    if (typeof next !== 'string' || next === '' || cursors.has(next)) break;
-    cursors.add(next);
-    cursor = next;
-  }
-  return { items, sentAt };
 }

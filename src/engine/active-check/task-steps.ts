@@ -35,7 +35,10 @@ export async function resultBeforeTerminal(p: Probe): Promise<string> {
   const subject = await p.mainSubject();
   const before = await p.read(subject);
   if (!before || isTerminal(before.status))
-    skip(`The task (${subject.taskId}) had ended before tasks/result could be asked early.`);
+    p.notJudged(
+      'result-after-terminal',
+      `The task (${subject.taskId}) had ended before tasks/result could be asked early.`,
+    );
   // Held open past the probe's time means it blocks, as 2025-11-25 asks. Aborted by us, not by a deadline,
   // so the connection's health does not count it as a receiver not answering.
   if (p.stopped) throw new Stopped();
@@ -106,16 +109,23 @@ export async function cancelLive(p: Probe): Promise<string> {
   // A task of its own, cancelled as soon as its create answer is in: live even on a short job, and the
   // shared task is left to end on its own (read-after-end reads it again after that end).
   const subject = await p.createTask();
-  if (!subject) skip('The receiver answered the tool at once instead of starting a task.');
+  if (!subject)
+    p.notJudged(
+      'capability-tasks-cancel',
+      'The receiver answered the tool at once instead of starting a task.',
+    );
   if (subject.snapshot && isTerminal(subject.snapshot.status))
-    skip(`The task (${subject.taskId}) had ended in its create answer: there was nothing live to cancel.`);
+    p.notJudged(
+      'capability-tasks-cancel',
+      `The task (${subject.taskId}) had ended in its create answer: there was nothing live to cancel.`,
+    );
   subject.cancelled = true;
   const { answer, error } = await p.attempt('tasks/cancel', { taskId: subject.taskId });
   const offence = (detail: string): Offence => ({ taskId: subject.taskId, at: Date.now(), detail });
   if (error) {
     const now = await p.read(subject);
     if (now && isTerminal(now.status) && now.status !== 'cancelled')
-      skip(`The task ended (${now.status}) just as it was cancelled.`);
+      p.notJudged('capability-tasks-cancel', `The task ended (${now.status}) just as it was cancelled.`);
     p.broken(
       'capability-tasks-cancel',
       `tasks/cancel on a running task was refused: ${codeText(error)}, though the receiver declares tasks/cancel.`,
@@ -189,9 +199,16 @@ export async function cancelTerminal(p: Probe): Promise<string> {
     await p.sleep(Math.min(Math.max(now.pollInterval ?? 1000, 250), 2000, until - Date.now()));
     now = await p.read(subject);
   }
-  if (!now) skip('The receiver removed the task once it ended: there is no ended task to cancel.');
+  if (!now)
+    p.notJudged(
+      'terminal-cancel-refused',
+      'The receiver removed the task once it ended: there is no ended task to cancel.',
+    );
   if (!isTerminal(now.status))
-    skip(`The task was still ${now.status} after ${seconds(p.timing.maxExpiryWaitMs)}.`);
+    p.notJudged(
+      'terminal-cancel-refused',
+      `The task was still ${now.status} after ${seconds(p.timing.maxExpiryWaitMs)}.`,
+    );
   const ended = now.status;
   subject.cancelled = true;
   const { answer, error } = await p.attempt('tasks/cancel', { taskId: subject.taskId });
@@ -216,7 +233,7 @@ export async function cancelTerminal(p: Probe): Promise<string> {
     );
   }
   const after = await p.read(subject);
-  if (after && after.status !== ended) {
+  if (after?.status && after.status !== ended) {
     p.broken(
       'status-transitions',
       `A ${ended} task read ${after.status} after a second tasks/cancel: an ended task must keep its status.`,
@@ -230,7 +247,11 @@ export async function shortTtl(p: Probe): Promise<string> {
   const requested = p.timing.shortTtlMs;
   const sentAt = Date.now();
   const subject = await p.createTask(requested);
-  if (!subject) skip('The receiver answered the tool at once instead of starting a task.');
+  if (!subject)
+    p.notJudged(
+      'requested-ttl-honoured',
+      'The receiver answered the tool at once instead of starting a task.',
+    );
   const ttl = subject.snapshot?.ttl;
   const offence = (detail: string): Offence => ({ taskId: subject.taskId, at: Date.now(), detail });
   if (ttl === undefined) {

@@ -132,7 +132,7 @@ const classifiedError = z.object({
 const observationEntry = z.object({
   kind: z.literal('observation'),
   at: ms,
-  source: z.enum(['create', 'poll', 'notification', 'list', 'cancel', 'probe']),
+  source: z.enum(['create', 'poll', 'notification', 'list', 'cancel', 'probe', 'check']),
   sentAt: ms.optional(),
   latencyMs: ms.optional(),
   intervalMs: ms.optional(),
@@ -259,6 +259,7 @@ const tool = z.object({
   description: text(TEXT).optional(),
   inputSchema: boundedObject({ maxDepth: 32, maxNodes: 50_000 }),
   taskSupport: z.enum(['forbidden', 'optional', 'required', 'receiver']),
+  readOnly: z.literal(true).optional(),
 });
 
 const serverDescription = z.object({

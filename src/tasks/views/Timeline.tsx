@@ -13,6 +13,7 @@ import type { TaskRuleBreak } from '../../rules/task-judge';
 const markLook: Record<MarkKind, { className: string; row: number; label: string }> = {
   poll: { className: 'h-3 w-px bg-slate-500 dark:bg-slate-400', row: 0, label: 'poll' },
   probe: { className: 'h-3 w-px bg-violet-500', row: 0, label: 'purge probe' },
+  check: { className: 'h-3 w-px bg-fuchsia-500', row: 0, label: 'read by the check' },
   create: { className: 'h-3 w-1 bg-sky-500', row: 0, label: 'create' },
   list: { className: 'h-3 w-1 bg-slate-400', row: 0, label: 'tasks/list' },
   cancel: { className: 'h-3 w-1 bg-slate-700 dark:bg-slate-200', row: 0, label: 'cancel' },
