@@ -84,7 +84,7 @@ describe('taskscope watch', () => {
     const answers: Array<[RegExp, string]> = [
       [/\[c\]ancel: $/, 'y\n'],
       [/Answer: $/, 'teal\n'],
-      [/Sure about it\? \[true\]: $/, '\n'],
+      [/Sure about it\? \(y \/ n\) \[true\]: $/, '\n'],
     ];
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -102,6 +102,34 @@ describe('taskscope watch', () => {
     expect(output).toMatch(/input elicitation\/create answered \(accepted\)/);
     expect(output).toContain('You answered: teal');
     expect(code).toBe(0);
+  });
+
+  it('takes only y, yes, n, no or c at a yes/no prompt (anything else is asked again); each field reads its own line', async () => {
+    const receiver = await demo();
+    // One line typed at each prompt, in turn: a value typed at "Answer?" by mistake, then the right answers.
+    const typed = ['teal\n', 'y\n', 'teal\n', 'maybe\n', 'n\n'];
+    let answeredUpTo = 0;
+    const run = await runInProcess(
+      ['watch', receiver.url, '--tool', 'ask_user'],
+      {},
+      {
+        onScreen: (screen, type) => {
+          // A prompt is what ends the screen with ": "; each is answered once.
+          if (!screen.endsWith(': ') || screen.length <= answeredUpTo) return;
+          answeredUpTo = screen.length;
+          const next = typed.shift();
+          if (next) type(next);
+        },
+      },
+    );
+    expect(typed).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(run.screen).toMatch(
+      /\[c\]ancel: teal\r?\n {2}Please answer y \(yes\), n \(no: decline\) or c \(cancel\)\.\nAnswer\? \[Y\]es/,
+    );
+    expect(run.screen).toMatch(/\(y \/ n\) \[true\]: maybe\r?\n {2}Please answer y \(yes\) or n \(no\)\./);
+    expect(run.stdout).toMatch(/input elicitation\/create answered \(accepted\)/);
+    expect(run.stdout).toMatch(/^You answered: teal$/m);
   });
 
   it('stops following at --timeout (exit 7), the task still running', async () => {
