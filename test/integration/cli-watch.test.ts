@@ -5,6 +5,7 @@ import { startSdk24Receiver } from '../helpers/sdk24-receiver';
 import { SOURCE_CLI, runCli } from '../helpers/taskscope-cli';
 import { repoRoot } from '../helpers/stdio';
 import { runInProcess } from '../helpers/run-command';
+import { waitFor } from '../helpers/wait';
 
 /** `taskscope watch` against real receivers started here; the poll discipline counted on the receiver's side. */
 const later = stopAfterEach();
@@ -130,6 +131,46 @@ describe('taskscope watch', () => {
     expect(run.screen).toMatch(/\(y \/ n\) \[true\]: maybe\r?\n {2}Please answer y \(yes\) or n \(no\)\./);
     expect(run.stdout).toMatch(/input elicitation\/create answered \(accepted\)/);
     expect(run.stdout).toMatch(/^You answered: teal$/m);
+  });
+
+  it('shows input_required on its status line while a question waits, with the polls made meanwhile', async () => {
+    const receiver = await demo();
+    const answers = ['teal\n', '\n'];
+    let asked = false;
+    const run = await runInProcess(
+      ['watch', receiver.url, '--tool', 'ask_user'],
+      {},
+      {
+        onScreen: (screen, type) => {
+          if (!asked && screen.endsWith('[c]ancel: ')) {
+            asked = true;
+            // Answered once the receiver has been polled while the question waited (its pollInterval is 1 s).
+            const before = receiver.arrivals.POST ?? 0;
+            void waitFor(() => (receiver.arrivals.POST ?? 0) >= before + 2, 10_000).then(() => type('y\n'));
+          } else if (asked && /(Answer|\[true\]): $/.test(screen)) {
+            const next = answers.shift();
+            if (next) type(next);
+          }
+        },
+      },
+    );
+    expect(run.code).toBe(0);
+    // Each status line drawn, in order, with where it starts on the screen.
+    // eslint-disable-next-line no-control-regex -- the status line is drawn after "erase the line"
+    const drawn = [...run.screen.matchAll(/\r\x1b\[K(\S+ · [a-z_]+ · [^\r\n]*)/g)].map((m) => ({
+      at: m.index,
+      line: m[1]!,
+    }));
+    const inputRequired = run.screen.search(/ {2}input_required: Waiting for an answer/);
+    const question = run.screen.indexOf('The receiver asks:');
+    const answered = run.screen.indexOf('answered (accepted)');
+    expect(inputRequired).toBeGreaterThan(0);
+    expect(question).toBeGreaterThan(inputRequired);
+    const whileWaiting = drawn.filter((d) => d.at > inputRequired && d.at < question);
+    expect(whileWaiting.length).toBeGreaterThan(0);
+    for (const { line } of whileWaiting) expect(line).toMatch(/^\S+ · input_required · /);
+    const afterAnswer = drawn.find((d) => d.at > answered)?.line;
+    expect(Number(/· (\d+) polls? ·/.exec(afterAnswer ?? '')?.[1])).toBeGreaterThanOrEqual(1);
   });
 
   it('stops following at --timeout (exit 7), the task still running', async () => {
