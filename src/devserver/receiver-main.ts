@@ -4,6 +4,7 @@ import { createDemoReceiver2026 } from './demo-2026/receiver.js';
 import { createDemoAuth } from './demo-auth/receiver.js';
 import { listenOnLoopback, plainErrors, plainNotFound, portFromEnv } from './http-server.js';
 import { allowedHostsFromEnv, plainGuard } from './guard.js';
+import { faultsListing } from './demo/faults-listing.js';
 
 // The demo receivers alone, for other MCP clients (or a Taskscope served elsewhere): 2025-11-25 at /mcp
 // (POST/GET/DELETE, sessions), 2026-07-28 with the tasks extension at /mcp-2026 (POST only, no sessions).
@@ -27,7 +28,9 @@ const demoAuth = createDemoAuth({ ...receiverOptions, receiverPath: '/mcp-auth',
 app.use('/mcp-auth', demoAuth.receiver);
 app.use('/auth', demoAuth.authorizationServer);
 app.use(demoAuth.wellKnown);
-app.use(plainGuard({ allowedHosts, pages: 'local' }), plainNotFound, plainErrors);
+app.use(plainGuard({ allowedHosts, pages: 'local' }));
+app.get('/faults', faultsListing({ receiver: '/mcp', auth: '/mcp-auth' }));
+app.use(plainNotFound, plainErrors);
 const listening = await listenOnLoopback(app, portFromEnv('PORT', 3001));
 console.log(
   `Taskscope demo receiver on ${listening.url}/mcp (2025-11-25) and ${listening.url}/mcp-2026 (2026-07-28, tasks extension); ${listening.url}/mcp-auth behind OAuth (authorization server ${listening.url}/auth)`,

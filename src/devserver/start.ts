@@ -7,6 +7,7 @@ import { createDemoReceiver2026, type DemoReceiver2026 } from './demo-2026/recei
 import { createDemoAuth, type DemoAuth } from './demo-auth/receiver.js';
 import { listenOnLoopback, plainErrors, plainNotFound, type Listening } from './http-server.js';
 import { plainGuard } from './guard.js';
+import { faultsListing } from './demo/faults-listing.js';
 import { createRelay, newRelayToken } from './relay/route.js';
 import { packageRoot } from './package-root.js';
 import { createStdioBridge, type StdioBridge, type StdioBridgeOptions } from './stdio/bridge.js';
@@ -88,6 +89,7 @@ export async function startApp({
   if (bridge) app.use(bridge.handler);
   // Everything else here is Taskscope's own page and what only it may ask for.
   app.use(plainGuard({ allowedHosts, pages: 'own' }));
+  app.get('/demo/faults', faultsListing({ receiver: '/demo/mcp', auth: '/demo/mcp-auth' }));
 
   const httpServer = createServer(app);
   const relay = createRelay({

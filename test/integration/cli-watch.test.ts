@@ -5,6 +5,7 @@ import { startSdk24Receiver } from '../helpers/sdk24-receiver';
 import { SOURCE_CLI, runCli } from '../helpers/taskscope-cli';
 import { repoRoot } from '../helpers/stdio';
 import { runInProcess } from '../helpers/run-command';
+import { waitFor } from '../helpers/wait';
 
 /** `taskscope watch` against real receivers started here; the poll discipline counted on the receiver's side. */
 const later = stopAfterEach();
@@ -84,7 +85,7 @@ describe('taskscope watch', () => {
     const answers: Array<[RegExp, string]> = [
       [/\[c\]ancel: $/, 'y\n'],
       [/Answer: $/, 'teal\n'],
-      [/Sure about it\? \[true\]: $/, '\n'],
+      [/Sure about it\? \(y \/ n\) \[true\]: $/, '\n'],
     ];
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -102,6 +103,74 @@ describe('taskscope watch', () => {
     expect(output).toMatch(/input elicitation\/create answered \(accepted\)/);
     expect(output).toContain('You answered: teal');
     expect(code).toBe(0);
+  });
+
+  it('takes only y, yes, n, no or c at a yes/no prompt (anything else is asked again); each field reads its own line', async () => {
+    const receiver = await demo();
+    // One line typed at each prompt, in turn: a value typed at "Answer?" by mistake, then the right answers.
+    const typed = ['teal\n', 'y\n', 'teal\n', 'maybe\n', 'n\n'];
+    let answeredUpTo = 0;
+    const run = await runInProcess(
+      ['watch', receiver.url, '--tool', 'ask_user'],
+      {},
+      {
+        onScreen: (screen, type) => {
+          // A prompt is what ends the screen with ": "; each is answered once.
+          if (!screen.endsWith(': ') || screen.length <= answeredUpTo) return;
+          answeredUpTo = screen.length;
+          const next = typed.shift();
+          if (next) type(next);
+        },
+      },
+    );
+    expect(typed).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(run.screen).toMatch(
+      /\[c\]ancel: teal\r?\n {2}Please answer y \(yes\), n \(no: decline\) or c \(cancel\)\.\nAnswer\? \[Y\]es/,
+    );
+    expect(run.screen).toMatch(/\(y \/ n\) \[true\]: maybe\r?\n {2}Please answer y \(yes\) or n \(no\)\./);
+    expect(run.stdout).toMatch(/input elicitation\/create answered \(accepted\)/);
+    expect(run.stdout).toMatch(/^You answered: teal$/m);
+  });
+
+  it('shows input_required on its status line while a question waits, with the polls made meanwhile', async () => {
+    const receiver = await demo();
+    const answers = ['teal\n', '\n'];
+    let asked = false;
+    const run = await runInProcess(
+      ['watch', receiver.url, '--tool', 'ask_user'],
+      {},
+      {
+        onScreen: (screen, type) => {
+          if (!asked && screen.endsWith('[c]ancel: ')) {
+            asked = true;
+            // Answered once the receiver has been polled while the question waited (its pollInterval is 1 s).
+            const before = receiver.arrivals.POST ?? 0;
+            void waitFor(() => (receiver.arrivals.POST ?? 0) >= before + 2, 10_000).then(() => type('y\n'));
+          } else if (asked && /(Answer|\[true\]): $/.test(screen)) {
+            const next = answers.shift();
+            if (next) type(next);
+          }
+        },
+      },
+    );
+    expect(run.code).toBe(0);
+    // Each status line drawn, in order, with where it starts on the screen.
+    // eslint-disable-next-line no-control-regex -- the status line is drawn after "erase the line"
+    const drawn = [...run.screen.matchAll(/\r\x1b\[K(\S+ · [a-z_]+ · [^\r\n]*)/g)].map((m) => ({
+      at: m.index,
+      line: m[1]!,
+    }));
+    const inputRequired = run.screen.search(/ {2}input_required: Waiting for an answer/);
+    const question = run.screen.indexOf('The receiver asks:');
+    const answered = run.screen.indexOf('answered (accepted)');
+    expect(inputRequired).toBeGreaterThan(0);
+    expect(question).toBeGreaterThan(inputRequired);
+    const whileWaiting = drawn.filter((d) => d.at > inputRequired && d.at < question);
+    expect(whileWaiting.length).toBeGreaterThan(0);
+    for (const { line } of whileWaiting) expect(line).toMatch(/^\S+ · input_required · /);
+    const afterAnswer = drawn.find((d) => d.at > answered)?.line;
+    expect(Number(/· (\d+) polls? ·/.exec(afterAnswer ?? '')?.[1])).toBeGreaterThanOrEqual(1);
   });
 
   it('stops following at --timeout (exit 7), the task still running', async () => {

@@ -7,6 +7,7 @@ import {
   CreateTaskResultSchema,
   ElicitRequestSchema,
   GetTaskResultSchema,
+  ListTasksResultSchema,
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Client as Client2, StreamableHTTPClientTransport as Transport2 } from '@modelcontextprotocol/client';
@@ -215,6 +216,21 @@ describe('serve a 2025-11-25 recording', () => {
     await expect(
       client.request({ method: 'tasks/get', params: { taskId: ids[0] } }, GetTaskResultSchema),
     ).rejects.toThrow(/-32602/);
+  });
+
+  it("lists the session's tasks in one page, and refuses a cursor it never handed out (-32602)", async () => {
+    const { url } = await serve({ step: true });
+    const client = await sdkClient(url);
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'slow_job', arguments: {}, task: {} } },
+      CreateTaskResultSchema,
+    );
+    const listed = await client.request({ method: 'tasks/list', params: {} }, ListTasksResultSchema);
+    expect(listed.tasks.map((t) => t.taskId)).toEqual([created.task.taskId]);
+    expect(listed.nextCursor).toBeUndefined();
+    await expect(
+      client.request({ method: 'tasks/list', params: { cursor: 'bogus' } }, ListTasksResultSchema),
+    ).rejects.toThrow(/-32602.*unknown cursor/);
   });
 
   it('lists the recorded tools to the SDK 2.x client, and says what it holds for anything else', async () => {

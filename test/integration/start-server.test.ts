@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type StartedApp } from '../../src/devserver/start';
+import { FAULT_DESCRIPTIONS, FAULT_NAMES } from '../../src/devserver/hostile/faults';
 import { initializeRequest } from '../helpers/initialize';
 
 // The issue asks for curl tests: the real client, so no Node fetch quirk (Host is a forbidden header there) helps.
@@ -88,6 +89,29 @@ function expectNoLeak(body: string, ...paths: string[]): void {
   expect(body).not.toMatch(/^\s*at\s/m);
   expect(body).not.toMatch(/\bat [^\n]*\(/);
   for (const fragment of ['/work', 'node_modules', repoRoot, ...paths]) expect(body).not.toContain(fragment);
+}
+
+/** GET of the demo faults listing: JSON naming each fault, what it does and its rule; refused like the rest. */
+async function expectFaultsListing(url: string, endpoint: string): Promise<void> {
+  const listed = await curl(url);
+  expect(listed.status).toBe(200);
+  expect(listed.headers['content-type']).toMatch(/^application\/json/);
+  // (Not expectNoLeak: the faults' own descriptions read "at once (…".)
+  for (const fragment of ['node_modules', repoRoot]) expect(listed.body).not.toContain(fragment);
+  const body = JSON.parse(listed.body) as {
+    faults: { use: string; names: Record<string, { does: string; breaks: string }> };
+    authFaults: { use: string; names: Record<string, { breaks: string | null }> };
+  };
+  expect(body.faults.use).toBe(`${endpoint}?faults=a,b`);
+  expect(Object.keys(body.faults.names)).toEqual(FAULT_NAMES);
+  expect(body.faults.names['bogus-cursor-accepted']).toEqual({
+    does: FAULT_DESCRIPTIONS['bogus-cursor-accepted'],
+    breaks: 'list-paging',
+  });
+  expect(body.authFaults.use).toBe(`${endpoint}-auth?faults=a,b`);
+  expect(body.authFaults.names['basic-auth']).toEqual({ breaks: null });
+  expect((await curl(url, { host: FOREIGN })).status).toBe(403);
+  expect((await curl(url, { headers: { Origin: 'https://evil.example' } })).status).toBe(403);
 }
 
 async function makeDist(): Promise<string> {
@@ -253,6 +277,10 @@ describe('npm start server: Host allow-list and JSON-RPC errors (curl)', () => {
     jsonRpcErrorOf(sub);
   });
 
+  it("lists the demo faults at /demo/faults (the README's address under npm start)", async () => {
+    await expectFaultsListing(`${app.url}/demo/faults`, '/demo/mcp');
+  });
+
   it('answers unknown routes elsewhere in plain text', async () => {
     const result = await curl(`${app.url}/`, { method: 'POST', data: 'x' });
     expect(result.status).toBe(404);
@@ -333,6 +361,10 @@ describe('npm run receiver: Host allow-list (curl)', () => {
     const refused = await post(FOREIGN);
     expect(refused.status).toBe(403);
     expect(jsonRpcErrorOf(refused).code).toBe(-32600);
+  });
+
+  it("lists the demo faults at /faults (the README's address under npm run receiver)", async () => {
+    await expectFaultsListing(`${url}/faults`, '/mcp');
   });
 
   it('refuses a foreign Host elsewhere in plain text and parses errors as JSON-RPC', async () => {

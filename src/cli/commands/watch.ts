@@ -49,9 +49,14 @@ export async function run(argv: string[]): Promise<number> {
 
 async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
   const progress = new Progress(process.stderr);
-  let status = '';
+  // The task's status line, made from what the client holds when it is drawn: it never lags the lines above it.
+  let statusNow: () => string | undefined = () => undefined;
   // While a question is on the terminal, the status line stays away from its prompt.
   const screen = { asking: false };
+  const showStatus = () => {
+    const status = screen.asking ? undefined : statusNow();
+    if (status) progress.show(status);
+  };
   const event = (value: Record<string, unknown>) => {
     if (args.json) process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), ...value })}\n`);
   };
@@ -59,7 +64,7 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
     if (args.json) return;
     progress.clear();
     process.stdout.write(`${line}\n`);
-    if (status && !screen.asking) progress.show(status);
+    showStatus();
   };
   const fail = (code: number, message: string) => {
     progress.clear();
@@ -114,20 +119,15 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
     let lastObservation: TimelineEntry | undefined;
     let lastStatus: string | null | undefined;
     let ended = false;
-    const refresh = () => {
-      const task = client.tasks.getState().tasks.get(taskId);
-      if (!task) return;
-      status = statusLine(
-        task,
-        client.snapshots.get(taskId),
-        Date.now(),
-        client.tasks.getState().clockOffsetMs,
-      );
-      if (!screen.asking) progress.show(status);
+    statusNow = () => {
+      const { tasks, clockOffsetMs } = client.tasks.getState();
+      const task = tasks.get(taskId);
+      return task && statusLine(task, client.snapshots.get(taskId), Date.now(), clockOffsetMs);
     };
     const finish = (code: number, reason?: string) => {
       if (ended) return;
       ended = true;
+      statusNow = () => undefined;
       stopBatches();
       clearInterval(ticker);
       clearTimeout(limit);
@@ -171,7 +171,7 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
           pollInterval: snapshot?.pollInterval ?? null,
         });
       }
-      refresh();
+      showStatus();
       for (const asked of newQuestions()) void answer(asked);
       const code = endCode(task);
       if (code !== undefined) {
@@ -213,6 +213,7 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
         await client.request({ type: 'answer', key: request.key, ...reply });
       } finally {
         screen.asking = false;
+        showStatus();
       }
     };
     const stopBatches = client.onBatch(onBatch);
@@ -220,7 +221,7 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
       // A stdio server that ended is not started again: its task can be followed no further.
       const ended = client.stdioEnded();
       if (ended) finish(EXIT.unreachable, `the stdio server ${ended}`);
-      else if (progress.enabled) refresh();
+      else if (progress.enabled) showStatus();
     }, 1000);
     const limit =
       args.timeoutMs === undefined

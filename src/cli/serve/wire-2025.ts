@@ -157,12 +157,16 @@ export function createWire2025(ctx: WireContext) {
       return { task: wire(task) };
     },
     'tasks/get': (params) => wire(known(params)),
-    'tasks/list': (_params, { session }) => ({
-      tasks: playback
-        .all()
-        .filter((t) => t.sessionId === session?.id)
-        .map(wire),
-    }),
+    // One page always (playback keeps at most maxTasks): no cursor is ever handed out, so any cursor is bogus.
+    'tasks/list': (params, { session }) => {
+      if (params.cursor !== undefined) throw rpc(-32602, 'Invalid params: unknown cursor');
+      return {
+        tasks: playback
+          .all()
+          .filter((t) => t.sessionId === session?.id)
+          .map(wire),
+      };
+    },
     'tasks/cancel': (params) => {
       const task = known(params);
       if (!playback.cancel(task))

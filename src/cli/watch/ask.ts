@@ -39,25 +39,24 @@ export async function askOnTerminal(
       io.output.write(`\nThe receiver asks: ${oneLine(String(params.message ?? ''))}\n`);
       const schema = isObject(params.requestedSchema) ? params.requestedSchema : {};
       const properties = isObject(schema.properties) ? schema.properties : {};
-      const go = (await ask('Answer? [Y]es / [n]o (decline) / [c]ancel: ')).trim().toLowerCase();
-      if (go.startsWith('n')) return { outcome: 'declined', reply: { result: { action: 'decline' } } };
-      if (go.startsWith('c')) return { outcome: 'cancelled', reply: { result: { action: 'cancel' } } };
+      // Only these words answer it: a value typed here by mistake is asked again, never taken as "yes".
+      const action = await askUntil(
+        ask,
+        io.output,
+        'Answer? [Y]es / [n]o (decline) / [c]ancel: ',
+        'Please answer y (yes), n (no: decline) or c (cancel).',
+        (text) => {
+          // The [Y] in the prompt: an empty line accepts.
+          const action = text === '' ? 'accept' : ACTIONS.get(text.toLowerCase());
+          return action && { value: action };
+        },
+      );
+      if (action === 'decline') return { outcome: 'declined', reply: { result: { action: 'decline' } } };
+      if (action === 'cancel') return { outcome: 'cancelled', reply: { result: { action: 'cancel' } } };
       const content: Record<string, unknown> = {};
       for (const [name, raw] of Object.entries(properties).slice(0, 50)) {
-        const field = isObject(raw) ? raw : {};
-        const type = typeof field.type === 'string' ? field.type : 'string';
-        const label = oneLine(String(field.title ?? field.description ?? name)).slice(0, 200);
-        const options = Array.isArray(field.enum)
-          ? ` (${oneLine(field.enum.slice(0, 50).map(String).join(' / ')).slice(0, 500)})`
-          : '';
-        const fallback =
-          field.default !== undefined ? ` [${oneLine(String(field.default)).slice(0, 200)}]` : '';
-        const text = (await ask(`  ${label}${options}${fallback}: `)).trim();
-        if (text === '' && field.default !== undefined) content[name] = field.default;
-        else if (text === '') continue;
-        else if (type === 'number' || type === 'integer') content[name] = Number(text);
-        else if (type === 'boolean') content[name] = /^(y|yes|true|1)$/i.test(text);
-        else content[name] = text;
+        const value = await askField(isObject(raw) ? raw : {}, name, ask, io.output);
+        if (value !== undefined) content[name] = value;
       }
       return { outcome: 'accepted', reply: { result: { action: 'accept', content } } };
     }
@@ -93,4 +92,83 @@ export async function askOnTerminal(
   } finally {
     rl.close();
   }
+}
+
+type Ask = (prompt: string) => Promise<string>;
+
+const ACTIONS = new Map<string, 'accept' | 'decline' | 'cancel'>([
+  ['y', 'accept'],
+  ['yes', 'accept'],
+  ['n', 'decline'],
+  ['no', 'decline'],
+  ['c', 'cancel'],
+  ['cancel', 'cancel'],
+]);
+const YES_NO = new Map<string, boolean>([
+  ['y', true],
+  ['yes', true],
+  ['true', true],
+  ['n', false],
+  ['no', false],
+  ['false', false],
+]);
+
+/** Asks until `read` takes the (trimmed) line; a line it does not take gets `hint` and the question again. */
+async function askUntil<T>(
+  ask: Ask,
+  output: NodeJS.WritableStream,
+  prompt: string,
+  hint: string,
+  read: (text: string) => { value: T } | undefined,
+): Promise<T> {
+  for (;;) {
+    const taken = read((await ask(prompt)).trim());
+    if (taken) return taken.value;
+    output.write(`  ${hint}\n`);
+  }
+}
+
+/**
+ * One field of an elicitation's schema, on its own line: a boolean takes yes or no, a number a number, an enum
+ * one of its values (anything else is asked again); an empty line takes the default, or leaves the field out.
+ */
+function askField(
+  field: Record<string, unknown>,
+  name: string,
+  ask: Ask,
+  output: NodeJS.WritableStream,
+): Promise<unknown> {
+  const type = typeof field.type === 'string' ? field.type : 'string';
+  const label = oneLine(String(field.title ?? field.description ?? name)).slice(0, 200);
+  const options = Array.isArray(field.enum) ? field.enum.slice(0, 50) : undefined;
+  const listed = options
+    ? oneLine(options.map(String).join(' / ')).slice(0, 500)
+    : type === 'boolean'
+      ? 'y / n'
+      : undefined;
+  const fallback = field.default !== undefined ? ` [${oneLine(String(field.default)).slice(0, 200)}]` : '';
+  const prompt = `  ${label}${listed ? ` (${listed})` : ''}${fallback}: `;
+  const read = (text: string): { value: unknown } | undefined => {
+    if (text === '') return { value: field.default };
+    if (options) {
+      const chosen = options.find((option) => String(option) === text);
+      return chosen === undefined ? undefined : { value: chosen };
+    }
+    if (type === 'boolean') {
+      const yes = YES_NO.get(text.toLowerCase());
+      return yes === undefined ? undefined : { value: yes };
+    }
+    if (type === 'number' || type === 'integer') {
+      const number = Number(text);
+      const fits = type === 'integer' ? Number.isSafeInteger(number) : Number.isFinite(number);
+      return fits ? { value: number } : undefined;
+    }
+    return { value: text };
+  };
+  const hint = options
+    ? `Please answer one of: ${listed}.`
+    : type === 'boolean'
+      ? 'Please answer y (yes) or n (no).'
+      : `Please answer ${type === 'integer' ? 'a whole number' : 'a number'}.`;
+  return askUntil(ask, output, prompt, hint, read);
 }
