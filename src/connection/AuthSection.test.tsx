@@ -62,16 +62,37 @@ describe('the Sign-in card', () => {
     expect(sent).toEqual([{ type: 'signIn' }]);
   });
 
-  it('more scope asked: says which, and offers to sign in again', () => {
+  it('more scope asked: names the scope the request lacks, not the ones granted, and offers to sign in again', () => {
     show({
       status: 'step-up-needed',
-      scopes: ['tools:run', 'offline_access', 'tools:flaky'],
+      scopes: ['tools:run', 'offline_access'],
+      missingScopes: ['tools:flaky'],
       authorizationUrl: `${OTHER}/demo/auth/authorize?scope=tools%3Aflaky`,
     });
     expect($('auth-status')?.textContent).toBe('more scope asked');
     expect($('auth-card')?.textContent).toContain(
-      'A request needs more scope: tools:run offline_access tools:flaky',
+      'A request needs scope tools:flaky, beyond what was granted. It waits while you sign in again.',
     );
     expect($('auth-sign-in')?.textContent).toBe('Sign in again');
+  });
+
+  it('no registration offered: the client identity opens by itself, its client id focused', () => {
+    show({ status: 'sign-in-needed' });
+    const identity = $('auth-client-identity') as HTMLDetailsElement;
+    expect(identity.open).toBe(false);
+    show({
+      status: 'failed',
+      error: 'The authorization server offers no dynamic registration: enter a pre-registered client id',
+      clientNeeded: true,
+    });
+    expect(identity.open).toBe(true);
+    const focused = document.activeElement as HTMLInputElement | null;
+    expect(focused?.closest('label')?.textContent).toContain('Pre-registered client id');
+    expect(identity.contains(focused)).toBe(true);
+  });
+
+  it('another failure leaves the client identity folded', () => {
+    show({ status: 'failed', error: 'The token endpoint refused the request (HTTP 400 invalid_grant)' });
+    expect(($('auth-client-identity') as HTMLDetailsElement).open).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { KeyRound } from 'lucide-react';
 import { Badge, type Tone } from '../ui/Badge';
 import { Button, focusRing } from '../ui/Button';
@@ -83,15 +83,23 @@ function Step({ step }: { step: AuthStep }) {
   );
 }
 
-function ClientChoice({ url }: { url: string }) {
+/** The client identity form; `needed` (the server offers no registration) opens it with the client id focused. */
+function ClientChoice({ url, needed }: { url: string; needed: boolean }) {
   const chosen = authChoiceFor(url);
   const [clientId, setClientId] = useState(chosen?.clientId ?? '');
   const [clientSecret, setClientSecret] = useState(chosen?.clientSecret ?? '');
   const [metadataUrl, setMetadataUrl] = useState(chosen?.clientMetadataUrl ?? '');
+  const details = useRef<HTMLDetailsElement>(null);
+  const idField = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (!needed || !details.current) return;
+    details.current.open = true;
+    idField.current?.focus();
+  }, [needed]);
   const field =
     'w-full rounded border border-slate-300 px-1.5 py-0.5 dark:border-slate-700 dark:bg-slate-900';
   return (
-    <details className="mt-1">
+    <details className="mt-1" ref={details} data-testid="auth-client-identity">
       <summary className={`cursor-pointer ${focusRing}`}>Client identity</summary>
       <form
         className="mt-1 grid gap-1"
@@ -111,7 +119,12 @@ function ClientChoice({ url }: { url: string }) {
         </p>
         <label>
           Pre-registered client id
-          <input className={field} value={clientId} onChange={(e) => setClientId(e.target.value)} />
+          <input
+            className={field}
+            ref={idField}
+            value={clientId}
+            onChange={(e) => setClientId(e.target.value)}
+          />
         </label>
         <label>
           Client secret (optional)
@@ -168,7 +181,7 @@ function AuthBody({ auth, url }: { auth: AuthView; url: string }) {
         <div className="space-y-1">
           <p>
             {auth.status === 'step-up-needed'
-              ? `A request needs more scope: ${auth.scopes?.join(' ') ?? ''}. It waits while you sign in again.`
+              ? `A request needs ${auth.missingScopes?.length ? `scope ${auth.missingScopes.join(' ')}, beyond what was granted` : 'more scope than was granted'}. It waits while you sign in again.`
               : 'This receiver asks you to sign in.'}{' '}
             The sign-in page is at <strong>{originOf(auth.authorizationUrl)}</strong>.
           </p>
@@ -251,7 +264,7 @@ function AuthBody({ auth, url }: { auth: AuthView; url: string }) {
         </Button>
       )}
       <RememberBox url={url} />
-      <ClientChoice url={url} />
+      <ClientChoice url={url} needed={auth.status === 'failed' && auth.clientNeeded === true} />
       {auth.steps.length > 0 && (
         <details data-testid="auth-steps">
           <summary className={`cursor-pointer ${focusRing}`}>Steps ({auth.steps.length})</summary>

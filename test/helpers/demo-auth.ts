@@ -7,12 +7,25 @@ import type { AuthCallback } from '../../src/mcp/auth/types';
 export interface DemoAuthServer extends Listening {
   auth: DemoAuth;
   receiverUrl: string;
+  /** Each registration's body as it reached the authorization server, before the SDK's handler read it. */
+  registrations: unknown[];
+  /** From now on registrations are refused with this answer instead of reaching the handler. */
+  refuseRegistrations: (answer: { status: number; body: unknown }) => void;
 }
 
 /** The demo receiver behind OAuth and its authorization server, mounted as `npm start` mounts them. */
 export async function startDemoAuth(): Promise<DemoAuthServer> {
   const app = express();
   const auth = createDemoAuth({ receiverPath: '/demo/mcp-auth', issuerPath: '/demo/auth' });
+  const registrations: unknown[] = [];
+  let refusal: { status: number; body: unknown } | undefined;
+  // In front of the handler, which then finds the body read and keeps it.
+  app.use('/demo/auth', express.json(), (req, res, next) => {
+    if (req.method !== 'POST' || !/\/register$/.test(req.path)) return next();
+    registrations.push(req.body);
+    if (refusal) return void res.status(refusal.status).json(refusal.body);
+    next();
+  });
   app.use('/demo/mcp-auth', auth.receiver);
   app.use('/demo/auth', auth.authorizationServer);
   app.use(auth.wellKnown);
@@ -21,6 +34,8 @@ export async function startDemoAuth(): Promise<DemoAuthServer> {
     ...listening,
     auth,
     receiverUrl: `${listening.url}/demo/mcp-auth`,
+    registrations,
+    refuseRegistrations: (answer) => (refusal = answer),
     close: async () => {
       await auth.close();
       await listening.close();

@@ -76,6 +76,14 @@ describe('signing in to the OAuth demo receiver', () => {
       'token',
     ]);
     expect(view.steps.every((s) => s.ok)).toBe(true);
+    // SEP-837: the page and its redirect are on loopback, so the registration says "native".
+    expect(server.registrations).toEqual([
+      expect.objectContaining({
+        application_type: 'native',
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+      }),
+    ]);
     // What the steps keep is redacted: no code, verifier or token in any exchange.
     const shown = JSON.stringify(view.steps);
     expect(shown).toContain('[redacted]');
@@ -142,7 +150,13 @@ describe('signing in to the OAuth demo receiver', () => {
       'tools:flaky',
       'tools:run',
     ]);
+    // The 403 names tools:run tools:flaky; what the call lacks is tools:flaky alone.
+    expect(asked.missingScopes).toEqual(['tools:flaky']);
+    expect(asked.steps.find((s) => s.kind === 'step-up')!.summary).toBe(
+      'HTTP 403 insufficient_scope: the request lacks tools:flaky; granted tools:run offline_access',
+    );
     expect(await auth.finish(await consent(asked))).toBe(true);
+    expect(auth.view().missingScopes).toBeUndefined();
     const created = (await call) as { task?: { taskId: string } };
     expect(created.task?.taskId).toBeTruthy();
     expect(auth.view().scopes).toContain('tools:flaky');
@@ -203,6 +217,31 @@ describe('signing in to the OAuth demo receiver', () => {
     expect(auth.view().status).toBe('none');
     expect(auth.remembered()).toBeUndefined();
     await session.close();
+  });
+
+  it("a refused registration shows the server's error and description, in the step and the message", async () => {
+    server.refuseRegistrations({
+      status: 400,
+      body: {
+        error: 'invalid_redirect_uri',
+        error_description: 'Loopback redirect URIs need application_type native',
+      },
+    });
+    const auth = new AuthClient({ receiverUrl: server.receiverUrl, redirectUri: REDIRECT, fetch });
+    await openSession({ url: server.receiverUrl, fetch: auth.wrap(fetch) }).catch(() => undefined);
+    const view = await nextView(auth, 'failed');
+    const said =
+      'The authorization server refused the registration (HTTP 400 invalid_redirect_uri: Loopback redirect URIs need application_type native)';
+    expect(view.error).toBe(`${said} — RFC 7591 §3.2.2`);
+    const step = view.steps.at(-1)!;
+    expect(step).toMatchObject({
+      kind: 'client',
+      ok: false,
+      summary: 'Registration refused: invalid_redirect_uri',
+      why: said,
+      spec: 'RFC 7591 §3.2.2',
+    });
+    expect(step.exchanges[0]?.status).toBe(400);
   });
 
   it('refuses a callback whose state or iss is not the one expected', async () => {
@@ -283,6 +322,39 @@ describe("the demo's auth faults (?faults=)", () => {
     await session.close();
   });
 
+  it('basic-auth, registered dynamically: fails at once, naming the fault and its rules, with no credentials sent', async () => {
+    const credentials = new Set<RequestCredentials | undefined>();
+    const seen: typeof fetch = (input, init) => {
+      credentials.add(init?.credentials);
+      return fetch(input, init);
+    };
+    const url = `${server.receiverUrl}?faults=basic-auth`;
+    const auth = new AuthClient({ receiverUrl: url, redirectUri: REDIRECT, fetch: seen });
+    await openSession({ url, fetch: auth.wrap(fetch) }).catch(() => undefined);
+    const ready = await nextView(auth, 'sign-in-needed', 'failed');
+    const callback = await consent(ready);
+    const started = Date.now();
+    expect(await auth.finish(callback)).toBe(false);
+    // The 401 is the answer: no deadline waited out (the flow's deadline is 10 s).
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const view = auth.view();
+    expect(view.status).toBe('failed');
+    const step = view.steps.at(-1)!;
+    expect(step.kind).toBe('token');
+    expect(step.summary).toBe(
+      'Client authentication refused (none): the server refuses the public client it registered',
+    );
+    expect(step.why).toContain(
+      'registered Taskscope as a public client (token_endpoint_auth_method none, no secret), then its token endpoint refused that client (HTTP 401 invalid_client: This token endpoint takes client_secret_basic only); its metadata lists client_secret_basic only',
+    );
+    expect(step.spec).toBe('RFC 7591 §3.2.1, RFC 6749 §2.3.1');
+    expect(view.error).toContain('— RFC 7591 §3.2.1, RFC 6749 §2.3.1');
+    expect(step.exchanges.map((x) => x.status)).toEqual([401]);
+    // A browser answers a credentialed 401 carrying WWW-Authenticate: Basic with its login prompt and holds
+    // the fetch meanwhile: the flow's requests carry no credentials, so the 401 comes back as it was sent.
+    expect([...credentials]).toEqual(['omit']);
+  });
+
   it('basic-auth: the pre-registered client authenticates with client_secret_basic and signs in', async () => {
     const { auth, view, url } = await attempt('basic-auth', {
       clientId: 'taskscope-demo',
@@ -326,6 +398,45 @@ describe('authorization servers that break the rules', () => {
       `The metadata's resource https://b.example/mcp does not match this receiver ${url} — RFC 9728 §3.3`,
     );
     expect(view.steps.at(-1)!.kind).toBe('resource-metadata');
+  });
+
+  it('an authorization server with no registration endpoint asks for a client identity', async () => {
+    const app = express();
+    app.post('/mcp', (_req, res) => {
+      res.status(401).set('WWW-Authenticate', 'Bearer scope="read"').end();
+    });
+    app.get('/.well-known/oauth-protected-resource/mcp', (req, res) => {
+      const origin = `http://${req.get('host')}`;
+      res.json({ resource: `${origin}/mcp`, authorization_servers: [origin] });
+    });
+    app.get('/.well-known/oauth-authorization-server', (req, res) => {
+      const origin = `http://${req.get('host')}`;
+      res.json({
+        issuer: origin,
+        authorization_endpoint: `${origin}/authorize`,
+        token_endpoint: `${origin}/token`,
+        response_types_supported: ['code'],
+        code_challenge_methods_supported: ['S256'],
+      });
+    });
+    other = await listenOnLoopback(app, 0);
+    const url = `${other.url}/mcp`;
+    const auth = new AuthClient({ receiverUrl: url, redirectUri: REDIRECT, fetch });
+    await openSession({ url, fetch: auth.wrap(fetch) }).catch(() => undefined);
+    const view = await nextView(auth, 'failed');
+    expect(view.clientNeeded).toBe(true);
+    expect(view.error).toContain('offers no dynamic registration: enter a pre-registered client id');
+    // Asked again with a client entered, it goes on.
+    const entered = new AuthClient({
+      receiverUrl: url,
+      redirectUri: REDIRECT,
+      fetch,
+      choice: { clientId: 'mine' },
+    });
+    await openSession({ url, fetch: entered.wrap(fetch) }).catch(() => undefined);
+    const ready = await nextView(entered, 'sign-in-needed', 'failed');
+    expect(ready.status).toBe('sign-in-needed');
+    expect(ready.clientNeeded).toBeUndefined();
   });
 
   it('refuses an authorization server whose metadata does not list S256', async () => {

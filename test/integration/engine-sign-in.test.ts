@@ -189,6 +189,27 @@ describe('sign-in steps through the engine', () => {
     expect(lastAuth(e)?.status).toBe('signed-in');
   }, 30_000);
 
+  it('a token endpoint that takes client_secret_basic only, with the client registered as public: the sign-in fails at its 401, saying why', async () => {
+    server = await startDemoAuth();
+    const e = connect(`${server.receiverUrl}?faults=basic-auth`);
+    await waitFor(() => lastAuth(e)?.status === 'sign-in-needed', 10_000);
+    const callback = await consent(lastAuth(e)!);
+    expect(await e.bridge.request({ type: 'authCallback', callback })).toBe(false);
+    const failed = lastAuth(e)!;
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(
+      /registered Taskscope as a public client .*\(HTTP 401 invalid_client: This token endpoint takes client_secret_basic only.* — RFC 7591 §3\.2\.1, RFC 6749 §2\.3\.1$/,
+    );
+    // The sign-in traffic has the 401 as it came, not a request given up.
+    const token = e.batches
+      .flatMap((b) => b.traffic)
+      .filter((t) => t.kind === 'auth')
+      .map((t) => t.message as { request: { url: string }; response: { status?: number; error?: string } })
+      .find((m) => m.request.url.endsWith('/token'));
+    expect(token?.response).toMatchObject({ status: 401 });
+    expect(token?.response.error).toBeUndefined();
+  });
+
   it('a tool that needs more scope: the run waits while the person signs in again for the union of scopes, then goes on to its result', async () => {
     server = await startDemoAuth();
     const e = connect(server.receiverUrl);
@@ -206,12 +227,13 @@ describe('sign-in steps through the engine', () => {
     });
     await waitFor(() => lastAuth(e)?.status === 'step-up-needed', 10_000);
     const asked = lastAuth(e)!;
-    // What was granted and what the 403 asked for.
+    // What was granted and what the 403 asked for; the page is told what the run lacks.
     expect(new URL(asked.authorizationUrl!).searchParams.get('scope')?.split(' ').sort()).toEqual([
       'offline_access',
       'tools:flaky',
       'tools:run',
     ]);
+    expect(asked.missingScopes).toEqual(['tools:flaky']);
     await e.bridge.request({ type: 'authCallback', callback: await consent(asked) });
     const run = await running;
     if (!run.ok || run.taskId === undefined) throw new Error('no task');

@@ -13,7 +13,11 @@ export const AUTH_FAULTS = [
   'no-s256',
   /** The callback's iss is not the issuer (RFC 9207). */
   'issuer-mismatch',
-  /** The token endpoint takes client_secret_basic only. */
+  /**
+   * The token endpoint takes client_secret_basic only (with a 401 and `WWW-Authenticate: Basic` otherwise), while
+   * registration still registers a public client: the pre-registered client signs in, one registered dynamically
+   * is refused at the token request.
+   */
   'basic-auth',
   /**
    * The resource metadata names the authorization server on another origin (the other loopback name,
@@ -25,8 +29,9 @@ export type AuthFault = (typeof AUTH_FAULTS)[number];
 
 /**
  * The report-card rule each fault breaks (the fault matrix holds every fault to it); null for the two that
- * break no rule: `basic-auth` is a token endpoint authentication method a server may choose (the sign-in must
- * cope), and `other-origin` an authorization server a receiver may name anywhere (the person is asked first).
+ * break no rule: `basic-auth` is a token endpoint authentication method a server may choose (the pre-registered
+ * client copes; for a public client the steps name the registration it breaks), and `other-origin` an
+ * authorization server a receiver may name anywhere (the person is asked first).
  */
 export const AUTH_FAULT_RULES: Record<AuthFault, string | null> = {
   'no-resource-metadata': 'auth-challenge-names-metadata',

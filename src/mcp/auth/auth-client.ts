@@ -1,7 +1,7 @@
 import { authorizedFetch } from './authorized-fetch';
 import type { Challenge } from './discovery';
 import { AuthFailure } from './discovery';
-import { rememberSignIn, restoredGrant } from './grant';
+import { missingScopes, rememberSignIn, restoredGrant } from './grant';
 import { pendingForTrip, pendingFromTrip } from './pending-trip';
 import { MAX_STEP_UPS, REFRESH_AHEAD_MS, STEP_UP_WAIT_MS, SignInFlow } from './sign-in-flow';
 import type { PendingSignIn, RememberedSignIn } from './types';
@@ -83,6 +83,8 @@ export class AuthClient extends SignInFlow {
     this.challenge = undefined;
     this.status = 'none';
     this.error = undefined;
+    this.clientNeeded = false;
+    this.missingScopes = undefined;
     this.gate.cancel();
     this.log.add('sign-out', true, 'Signed out: tokens forgotten');
     this.waiters.settle(false);
@@ -120,11 +122,20 @@ export class AuthClient extends SignInFlow {
 
   /** Within MAX_STEP_UPS per connection: the request waits for the person's new grant, or gives up. */
   async stepUp(challenge: Challenge, signal: AbortSignal | null | undefined): Promise<boolean> {
+    const granted = this.grant?.tokens.scope;
+    const missing = missingScopes(challenge.scope, granted);
+    // The scope the 403 names is often the whole set the call needs: the person is told what it lacks.
+    const lacking =
+      missing.length > 0
+        ? missing.join(' ')
+        : challenge.scope
+          ? `nothing beyond the grant (it names ${challenge.scope})`
+          : 'more scope, not named';
     if (this.stepUps >= MAX_STEP_UPS) {
       this.fail(
         'step-up',
         new AuthFailure(
-          `The receiver still asks for more scope (${challenge.scope ?? 'not named'}) after ${MAX_STEP_UPS} step-ups: giving up`,
+          `The receiver still asks for more scope (lacking ${lacking}) after ${MAX_STEP_UPS} step-ups: giving up`,
           'MCP authorization, Step-Up Authorization',
         ),
       );
@@ -134,11 +145,12 @@ export class AuthClient extends SignInFlow {
     this.log.add(
       'step-up',
       true,
-      `HTTP 403 insufficient_scope: the receiver asks for ${challenge.scope ?? 'more scope'}`,
+      `HTTP 403 insufficient_scope: the request lacks ${lacking}; granted ${granted || 'no scope named'}`,
       {
         spec: 'MCP authorization, Step-Up Authorization',
       },
     );
+    this.missingScopes = missing;
     const waiting = this.waiters.wait(signal, STEP_UP_WAIT_MS);
     await this.prepare(challenge, true);
     return waiting;

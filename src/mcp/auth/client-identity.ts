@@ -1,6 +1,11 @@
 import { registerClient } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { addressKind } from '../address';
 import { AuthFailure, type Discovered } from './discovery';
+import { registrationRefused } from './refusals';
 import type { StepLog } from './step-log';
 import type { AuthClientChoice, ClientKind } from './types';
 
@@ -45,18 +50,13 @@ export async function chooseClient(
   }
   if (discovered.metadata && !discovered.metadata.registration_endpoint)
     throw new AuthFailure(
-      'The authorization server offers no dynamic registration: enter a pre-registered client id',
-      'RFC 7591 §3',
+      'The authorization server offers no dynamic registration: enter a pre-registered client id under Client identity',
+      'MCP authorization, Client Registration; RFC 7591 §3',
+      { summary: 'No registration offered', needs: 'client' },
     );
   const registered = await registerClient(discovered.authorizationServerUrl, {
     metadata: discovered.metadata,
-    clientMetadata: {
-      client_name: 'Taskscope',
-      redirect_uris: [redirectUri],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    },
+    clientMetadata: registrationMetadata(redirectUri),
     scope: discovered.scope,
     fetchFn,
   });
@@ -66,6 +66,40 @@ export async function chooseClient(
     summary: `Registered as ${registered.client_id}${choice.clientMetadataUrl ? ' (the server does not support Client ID Metadata Documents)' : ''}`,
     spec: 'RFC 7591 §3',
   };
+}
+
+/**
+ * What Taskscope registers as (RFC 7591 §2): a public client (a page keeps no secret) with the OIDC
+ * `application_type` the MCP spec asks for (SEP-837; an authorization server that gets none assumes "web" and
+ * may refuse a loopback redirect). The page is served from loopback with a loopback redirect: "native", as
+ * RFC 8252 has it and as SDK 2.4's deriveApplicationType derives it; a page served to the network (a non-loopback
+ * redirect, `--allow-remote`) is "web".
+ */
+export function registrationMetadata(
+  redirectUri: string,
+): OAuthClientMetadata & { application_type: 'native' | 'web' } {
+  return {
+    client_name: 'Taskscope',
+    redirect_uris: [redirectUri],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    application_type: applicationTypeOf(redirectUri),
+  };
+}
+
+function applicationTypeOf(redirectUri: string): 'native' | 'web' {
+  let url: URL;
+  try {
+    url = new URL(redirectUri);
+  } catch {
+    return 'web';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'native';
+  const host = url.hostname.toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || addressKind(host) === 'loopback'
+    ? 'native'
+    : 'web';
 }
 
 /** https, with a path beyond "/": the form a Client ID Metadata Document's URL takes. */
@@ -99,7 +133,10 @@ export class KnownClients {
     const server = discovered.authorizationServerUrl;
     const known = this.byServer.get(server);
     if (known) return known.info;
-    const { info, kind, summary, spec } = await chooseClient(discovered, options);
+    const { info, kind, summary, spec } = await chooseClient(discovered, options).catch((error: unknown) => {
+      // Before the step is written, the registration's exchange is still the last one under way.
+      throw registrationRefused(error, log.exchanges.at(-1));
+    });
     log.add('client', true, summary, { spec });
     this.set(server, info, kind);
     return info;

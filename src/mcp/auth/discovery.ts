@@ -9,11 +9,15 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { isPrivateHost } from '../address';
 
-/** A refusal of the flow, with the rule it answers to: shown as the step's why and spec. */
+/**
+ * A refusal of the flow, with the rule it answers to: shown as the step's why and spec, and the fault in a few
+ * words as its summary. `needs: 'client'`: only a client identity the person enters can go on from here.
+ */
 export class AuthFailure extends Error {
   constructor(
     message: string,
     readonly spec?: string,
+    readonly extra: { summary?: string; needs?: 'client' } = {},
   ) {
     super(message);
     this.name = 'AuthFailure';

@@ -12,6 +12,14 @@ function urlOf(input: RequestInfo | URL): string {
   return typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
 }
 
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'the server';
+  }
+}
+
 function bodyText(body: BodyInit | null | undefined): string | undefined {
   if (typeof body === 'string') return body;
   if (body instanceof URLSearchParams) return body.toString();
@@ -19,8 +27,13 @@ function bodyText(body: BodyInit | null | undefined): string | undefined {
 }
 
 /**
- * A fetch for the flow's own requests: a deadline on each, and each exchange written down (redacted, cut)
- * for the steps view. The SDK's auth functions take it as their fetchFn.
+ * A fetch for the flow's own requests: a deadline on each, no credentials, and each exchange written down
+ * (redacted, cut) for the steps view. The SDK's auth functions take it as their fetchFn.
+ *
+ * No credentials (cookies, HTTP auth) go with them, nor does the flow need any: a browser answers a credentialed
+ * request's 401 carrying `WWW-Authenticate: Basic` with its own login prompt and holds the fetch until the
+ * prompt is answered (a token endpoint that takes client_secret_basic only does exactly that, on the page's
+ * origin under `npm start` or through the relay). Without credentials the 401 comes back as it was sent.
  */
 export function recordingFetch(
   base: typeof fetch,
@@ -32,8 +45,9 @@ export function recordingFetch(
     const startedAt = now();
     const url = urlOf(input);
     const expiry = new AbortController();
+    const noAnswer = `no answer from ${originOf(url)} within ${AUTH_REQUEST_DEADLINE_MS / 1000} s`;
     const timer = setTimeout(
-      () => expiry.abort(new DOMException('deadline', 'TimeoutError')),
+      () => expiry.abort(new DOMException(`${init?.method ?? 'GET'} ${noAnswer}`, 'TimeoutError')),
       AUTH_REQUEST_DEADLINE_MS,
     );
     const signal = init?.signal ? AbortSignal.any([init.signal, expiry.signal]) : expiry.signal;
@@ -50,7 +64,7 @@ export function recordingFetch(
     };
     sink().push(entry);
     try {
-      const response = await base(input, { ...init, signal });
+      const response = await base(input, { ...init, signal, credentials: 'omit' });
       entry.status = response.status;
       const text = await response
         .clone()
@@ -60,11 +74,7 @@ export function recordingFetch(
       entry.responseBody = cutText(redactAuthText(cutText(text, MAX_BODY_READ)), MAX_BODY_SHOWN);
       return response;
     } catch (error) {
-      entry.error = expiry.signal.aborted
-        ? `no answer within ${AUTH_REQUEST_DEADLINE_MS / 1000} s`
-        : error instanceof Error
-          ? error.message
-          : String(error);
+      entry.error = expiry.signal.aborted ? noAnswer : error instanceof Error ? error.message : String(error);
       throw error;
     } finally {
       clearTimeout(timer);

@@ -35,6 +35,12 @@ export function grantOf(
   };
 }
 
+/** The scopes a 403 insufficient_scope asks for that the grant does not hold (space-separated lists, RFC 6749 §3.3). */
+export function missingScopes(asked: string | undefined, granted: string | undefined): string[] {
+  const held = new Set((granted ?? '').split(' ').filter(Boolean));
+  return [...new Set((asked ?? '').split(' ').filter(Boolean))].filter((scope) => !held.has(scope));
+}
+
 /** An unguessable OAuth state (RFC 6749 §10.12), base64url. */
 export function randomState(): string {
   const bytes = new Uint8Array(18);
@@ -73,6 +79,8 @@ export function describeSignIn(at: {
   status: AuthStatus;
   confirmOrigin?: string;
   error: string | undefined;
+  clientNeeded?: boolean;
+  missingScopes?: string[];
   steps: AuthStep[];
   pending: Pending | undefined;
   grant: Grant | undefined;
@@ -108,6 +116,8 @@ export function describeSignIn(at: {
     expiresAt: grant?.expiresAt,
     canRefresh: grant?.tokens.refresh_token !== undefined,
     error: at.error,
+    ...(at.clientNeeded ? { clientNeeded: true } : {}),
+    ...(status === 'step-up-needed' && at.missingScopes ? { missingScopes: at.missingScopes } : {}),
     origins: [...origins],
     steps: at.steps,
   };

@@ -7,6 +7,7 @@ import { AuthFailure, type Challenge, type Discovered } from './discovery';
 import { recordingFetch } from './exchanges';
 import { describeSignIn, grantOf, type Grant, type Pending } from './grant';
 import { OriginGate } from './origin-gate';
+import { tokenRefused } from './refusals';
 import { startSignIn } from './sign-in-start';
 import { StepLog } from './step-log';
 import type {
@@ -47,6 +48,10 @@ export class SignInFlow {
   onExchange?: (exchange: AuthExchange) => void;
   protected status: AuthView['status'] = 'none';
   protected error: string | undefined;
+  /** The last failure can be got past only with a client identity the person enters. */
+  protected clientNeeded = false;
+  /** What a step-up asks for beyond the grant, while it waits for the person. */
+  protected missingScopes: string[] | undefined;
   protected readonly log: StepLog;
   protected pending: Pending | undefined;
   protected grant: Grant | undefined;
@@ -115,6 +120,8 @@ export class SignInFlow {
       status: this.gate.pending ? 'confirm-origin' : this.status,
       confirmOrigin: this.gate.pending,
       error: this.error,
+      clientNeeded: this.clientNeeded,
+      missingScopes: this.missingScopes,
       steps: this.log.steps,
       pending: this.pending,
       grant: this.grant,
@@ -132,9 +139,12 @@ export class SignInFlow {
 
   protected fail(kind: AuthStepKind, error: unknown): void {
     const why = error instanceof Error ? error.message : String(error);
-    const spec = error instanceof AuthFailure ? error.spec : undefined;
-    this.log.add(kind, false, 'Failed', { why, spec });
+    const failure = error instanceof AuthFailure ? error : undefined;
+    const spec = failure?.spec;
+    this.log.add(kind, false, failure?.extra.summary ?? 'Failed', { why, spec });
     this.error = spec ? `${why} — ${spec}` : why;
+    this.clientNeeded = failure?.extra.needs === 'client';
+    this.missingScopes = undefined;
     this.status = 'failed';
     this.changed();
   }
@@ -151,6 +161,7 @@ export class SignInFlow {
 
   protected async doPrepare(stepUp: boolean): Promise<void> {
     this.error = undefined;
+    this.clientNeeded = false;
     const progress = { phase: 'challenge' as AuthStepKind };
     try {
       const { authorizationUrl, ...pending } = await startSignIn({
@@ -244,7 +255,7 @@ export class SignInFlow {
       return true;
     } catch (error) {
       this.pending = undefined;
-      this.fail('token', error);
+      this.fail('token', this.explainTokenRefusal(error, pending));
       this.waiters.settle(false);
       return false;
     } finally {
@@ -252,10 +263,24 @@ export class SignInFlow {
     }
   }
 
+  /** The token endpoint's refusal said with its reason, from the exchange just made (still the step's last). */
+  protected explainTokenRefusal(
+    error: unknown,
+    at: { discovered: Discovered; client: OAuthClientInformationMixed },
+  ): unknown {
+    return tokenRefused(error, {
+      exchange: this.log.exchanges.at(-1),
+      discovered: at.discovered,
+      client: at.client,
+      kind: this.clients.kindOf(at.discovered.authorizationServerUrl),
+    });
+  }
+
   protected take(tokens: OAuthTokens, discovered: Discovered, client: OAuthClientInformationMixed): void {
     this.grant = grantOf(tokens, discovered, client, this.now());
     this.challenge = undefined;
     this.error = undefined;
+    this.missingScopes = undefined;
     this.status = 'signed-in';
   }
 
@@ -288,7 +313,7 @@ export class SignInFlow {
     } catch (error) {
       if (this.signOuts !== signOuts) return false;
       this.grant = undefined;
-      this.fail('refresh', error);
+      this.fail('refresh', this.explainTokenRefusal(error, grant));
       return false;
     }
   }

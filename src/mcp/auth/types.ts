@@ -60,6 +60,10 @@ export interface AuthView {
   canRefresh?: boolean;
   /** Why the last attempt failed, in plain words with its spec reference. */
   error?: string;
+  /** The failure can be got past only with a client identity the person enters (no registration offered). */
+  clientNeeded?: boolean;
+  /** While a step-up waits (status step-up-needed): the scopes the refused request lacks, beyond the grant. */
+  missingScopes?: string[];
   /** Every origin the flow contacted or is about to send the person to. */
   origins: string[];
   steps: AuthStep[];
