@@ -1,5 +1,5 @@
 import type { QueryClient } from '@tanstack/query-core';
-import { isTerminal, type TaskSnapshot } from '../../mcp';
+import { isTerminal, type ClassifiedError, type TaskSnapshot } from '../../mcp';
 import { ClockCheck } from '../../tracker/clock-offset';
 import { mergeSnapshot } from '../../tracker/merge';
 import { queryKeys } from '../../tracker/queries';
@@ -39,6 +39,11 @@ export function snapshotFrom(task: TraceTask, entry: ObservationEntry): TaskSnap
     shape: task.snapshot?.shape ?? 'flat',
   };
 }
+
+const NO_RESULT: ClassifiedError = {
+  kind: 'other',
+  message: 'The recording holds that the result was fetched, but not the result itself.',
+};
 
 /**
  * The task records of a replay, written from the trace: every entry of a task's timeline is put back as it was
@@ -103,6 +108,9 @@ export class RecordedTasks {
     if (entry.kind === 'result') this.resulted(task, entry);
     updateTask(this.store, task.taskId, (t) => {
       const change: Partial<TrackedTask> = { ...appendEntry(t, entry), ...fieldsAfter(t, entry) };
+      // A trace may hold a fetch without its body (an export from before results were kept whole).
+      if (entry.kind === 'result' && entry.outcome === 'fetched' && !task.result)
+        change.result = { state: 'unavailable', error: NO_RESULT };
       const lifecycle = change.lifecycle ?? t.lifecycle;
       change.nextPollInMs =
         lifecycle === 'live' && nextPollAt !== undefined ? Math.max(0, nextPollAt - entry.at) : null;

@@ -168,6 +168,17 @@ describe('RecordedTasks', () => {
     );
   });
 
+  it('says a result is unavailable when the trace recorded its fetch but not its body', () => {
+    const trace = demoTrace();
+    const task = { ...byTool(trace, 'flaky_job'), result: undefined };
+    const records = new RecordedTasks(createQueryClient({ sharing: false }), 7);
+    records.appear(task);
+    task.entries.forEach((entry, i) => records.apply(task, entry, undefined, i === task.entries.length - 1));
+    const record = records.store.getState().tasks.get(task.taskId);
+    expect(record?.result).toMatchObject({ state: 'unavailable', error: { kind: 'other' } });
+    expect(record?.entries).toEqual(task.entries);
+  });
+
   it('keeps an ended task ended when a later answer says otherwise, as the tracker did', () => {
     const trace = demoTrace();
     const task = byTool(trace, 'flaky_job');
