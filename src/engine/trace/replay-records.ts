@@ -83,6 +83,8 @@ export class RecordedTasks {
           firstSeenAt: task.firstSeenAt,
           sessionId: task.sessionId,
           droppedEntries: task.droppedEntries ?? 0,
+          // With no entry to bring it, the recorded verdict is all there is.
+          ...(task.entries.length === 0 ? { status: task.status, lifecycle: task.lifecycle } : {}),
         }),
       );
       state.order.push(task.taskId);

@@ -267,6 +267,18 @@ describe('ReplaySession', () => {
     session.dispose();
   });
 
+  it('keeps a task’s entries in their recorded order when a hand-edited trace has their times go back', async () => {
+    const trace = demoTrace();
+    const task = byTool(trace, 'flaky_job');
+    const entries = task.entries;
+    // The third entry says it came 400 ms before the second.
+    (entries[2] as { at: number }).at = (entries[1] as { at: number }).at - 400;
+    const { session } = startReplay(trace);
+    await session.start(trace.startedAt, 'instant');
+    expect(session.tasks.store.getState().tasks.get(task.taskId)?.entries).toEqual(entries);
+    session.dispose();
+  });
+
   it('plays a task the report card’s check started back marked as the check’s', async () => {
     const trace = demoTrace();
     const marked = byTool(trace, 'slow_job', 'cancelled');
