@@ -36,7 +36,7 @@ export class TaskPartsMarks {
   }
 
   take(
-    tracker: TaskTracker,
+    tracker: Pick<TaskTracker, 'store' | 'snapshot'>,
     queryClient: QueryClient,
     connectionId: number,
     view: PageTaskView,

@@ -26,7 +26,6 @@ interface VirtualTimer {
  * The time of a replay: `now()` reads the recording's wall clock, and timers fire in the order of their due
  * times, however fast the replay runs. Playing, virtual time runs at `speed` times real time; paused, it
  * stands; `runUntil` moves it forward as fast as the work it sets off allows (seeking, "instant").
- * The tracker takes it as its Clock, so polls, backoffs and purge probes keep their recorded spacing.
  */
 export class VirtualClock implements Clock {
   private virtualAt: number;
@@ -115,7 +114,7 @@ export class VirtualClock implements Clock {
 
   /**
    * Fires every timer due up to `target`, one at a time in due order, letting the work each sets off settle
-   * (its awaited fetches answer from the recording at once) before the next. Time then stands at `target`.
+   * before the next. Time then stands at `target`.
    */
   async runUntil(target: number, settle: () => Promise<void>): Promise<void> {
     if (this.disposed) return;
@@ -144,8 +143,8 @@ export class VirtualClock implements Clock {
   }
 
   /**
-   * Jumps time forward by `ms` and every pending timer with it: the replay skips a stretch in which nothing was
-   * recorded, so polls that would only have found the same answer do not fire across it.
+   * Jumps time forward by `ms` and every pending timer with it: the replay skips a long stretch in which
+   * nothing was recorded.
    */
   skip(ms: number): void {
     if (this.disposed || !(ms > 0)) return;

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { classifyError, isTerminal } from '../../mcp';
+import { isTerminal } from '../../mcp';
 import type { InboxEvent } from '../messages';
 import type { TrafficEvent } from '../../mcp';
+import { fakeRealTimers } from '../../../test/helpers/fake-real-timers';
 import { VirtualClock, type RealTimers } from './replay-clock';
-import { RecordedPort, RecordedError } from './replay-port';
+import { RecordedTasks } from './replay-records';
+import { createQueryClient, queryKeys } from '../../tracker/queries';
 import { ReplaySession, macrotask } from './replay';
 import { parseTraceText } from './schema';
 import type { Trace, TraceTask } from './trace-types';
@@ -16,40 +18,6 @@ function demoTrace(): Trace {
   );
   if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
   return parsed.trace;
-}
-
-/** Real time under the test's control: timers fire only when advance() says, each followed by its work. */
-/** `lateMs`: how late every timer fires, as a busy browser's do. */
-function fakeRealTimers(lateMs = 0) {
-  let now = 1_000_000;
-  let nextId = 1;
-  const timers = new Map<number, { due: number; fn: () => void }>();
-  const timersApi: RealTimers = {
-    now: () => now,
-    setTimeout: (fn, ms) => {
-      const id = nextId++;
-      timers.set(id, { due: now + ms + lateMs, fn });
-      return id;
-    },
-    clearTimeout: (handle) => void timers.delete(handle as number),
-  };
-  return {
-    timers: timersApi,
-    now: () => now,
-    async advance(ms: number) {
-      const target = now + ms;
-      for (;;) {
-        let first: [number, { due: number; fn: () => void }] | undefined;
-        for (const entry of timers) if (!first || entry[1].due < first[1].due) first = entry;
-        if (!first || first[1].due > target) break;
-        timers.delete(first[0]);
-        now = Math.max(now, first[1].due);
-        first[1].fn();
-        await macrotask();
-      }
-      now = target;
-    },
-  };
 }
 
 function startReplay(trace: Trace, real?: RealTimers) {
@@ -162,54 +130,73 @@ describe('VirtualClock: dispose and seeks', () => {
   });
 });
 
-describe('RecordedPort', () => {
-  it('answers tasks/get with what the task said last at the current virtual time, and -32602 after its purge', async () => {
+describe('RecordedTasks', () => {
+  it('puts each entry back as recorded, with the status, lifecycle, snapshot and result the live tracker gave', () => {
     const trace = demoTrace();
     const task = byTool(trace, 'short_ttl_job');
-    const observations = task.entries.filter((e) => e.kind === 'observation' && e.status !== null);
-    const purge = task.entries.find((e) => e.kind === 'purged');
-    expect(purge).toBeDefined();
-    let now = task.firstSeenAt;
-    const port = new RecordedPort(
-      trace.tasks,
-      () => now,
-      () => true,
+    const queryClient = createQueryClient({ sharing: false });
+    const records = new RecordedTasks(queryClient, 7);
+    records.appear(task);
+    const record = () => records.store.getState().tasks.get(task.taskId);
+    expect(record()).toMatchObject({
+      status: null,
+      lifecycle: 'live',
+      entries: [],
+      firstSeenAt: task.firstSeenAt,
+    });
+    const completedAt = task.entries.findIndex((e) => e.kind === 'observation' && e.status === 'completed');
+    task.entries.forEach((entry, i) => {
+      records.apply(task, entry, undefined, i === task.entries.length - 1);
+      if (i === completedAt) {
+        expect(record()).toMatchObject({
+          status: 'completed',
+          lifecycle: 'terminal',
+          result: { state: 'none' },
+        });
+        expect(records.snapshot(task.taskId)?.status).toBe('completed');
+        expect(queryClient.getQueryData(queryKeys.task(7, task.taskId))).toBe(records.snapshot(task.taskId));
+      }
+      if (entry.kind === 'result') {
+        expect(record()?.result).toEqual({ state: 'fetched', at: entry.at });
+        expect(queryClient.getQueryData(queryKeys.taskResult(7, task.taskId))).toEqual(task.result);
+      }
+    });
+    expect(record()?.entries).toEqual(task.entries);
+    expect(record()).toMatchObject({ status: 'completed', lifecycle: 'purged', nextPollInMs: null });
+    expect(record()?.pollCount).toBe(
+      task.entries.filter((e) => e.kind === 'observation' && e.source === 'poll').length,
     );
-    const first = await port.getTask(task.taskId);
-    expect(first.value?.status).toBe(observations[0]?.kind === 'observation' && observations[0].status);
-    const lastAlive = observations.at(-1)?.at ?? 0;
-    now = lastAlive;
-    expect((await port.getTask(task.taskId)).value?.status).toBe('completed');
-    // Purged some time after the last answer that knew it: from then on, never before it.
-    now = lastAlive + 1;
-    const refused = await port.getTask(task.taskId).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(RecordedError);
-    expect(classifyError(refused, { method: 'tasks/get', knownTask: true }).kind).toBe('purged');
   });
 
-  it('lists only tasks first seen by now, and gives results from the task records', async () => {
+  it('says a result is unavailable when the trace recorded its fetch but not its body', () => {
     const trace = demoTrace();
-    let now = trace.startedAt - 1;
-    const port = new RecordedPort(
-      trace.tasks,
-      () => now,
-      () => true,
-    );
-    expect((await port.listTasks()).tasks).toHaveLength(0);
-    now = trace.endedAt;
-    expect((await port.listTasks()).tasks.map((t) => t.taskId).sort()).toEqual(
-      trace.tasks
-        .filter((t) => t.lifecycle !== 'purged')
-        .map((t) => t.taskId)
-        .sort(),
-    );
-    const done = byTool(trace, 'ask_user');
-    expect((await port.getTaskResult(done.taskId)).value).toEqual(done.result?.value);
+    const task = { ...byTool(trace, 'flaky_job'), result: undefined };
+    const records = new RecordedTasks(createQueryClient({ sharing: false }), 7);
+    records.appear(task);
+    task.entries.forEach((entry, i) => records.apply(task, entry, undefined, i === task.entries.length - 1));
+    const record = records.store.getState().tasks.get(task.taskId);
+    expect(record?.result).toMatchObject({ state: 'unavailable', error: { kind: 'other' } });
+    expect(record?.entries).toEqual(task.entries);
+  });
+
+  it('keeps an ended task ended when a later answer says otherwise, as the tracker did', () => {
+    const trace = demoTrace();
+    const task = byTool(trace, 'flaky_job');
+    const records = new RecordedTasks(createQueryClient({ sharing: false }), 7);
+    records.appear(task);
+    for (const entry of task.entries) records.apply(task, entry, undefined, false);
+    const last = task.entries.findLast((e) => e.kind === 'observation');
+    if (last?.kind !== 'observation') throw new Error('no observation');
+    records.apply(task, { ...last, at: last.at + 500, source: 'probe', status: 'working' }, undefined, false);
+    expect(records.store.getState().tasks.get(task.taskId)).toMatchObject({
+      status: 'failed',
+      lifecycle: 'terminal',
+    });
   });
 });
 
 describe('ReplaySession', () => {
-  it('replays a preserved log with a two-day-old task still polling, to the end, instantly', async () => {
+  it('replays a preserved log with a two-day-old task still working, to the end, instantly', async () => {
     const demo = demoTrace();
     const twoDays = 2 * 86_400_000;
     // Every recorded time moved two days back: a task restored from history, last seen working then.
@@ -238,12 +225,13 @@ describe('ReplaySession', () => {
     const { session, traffic } = startReplay(parsed.trace);
     await session.start(parsed.trace.startedAt, 'instant');
     expect(session.news().ended).toBe(true);
-    const { tasks } = session.tracker.store.getState();
+    const { tasks } = session.tasks.store.getState();
     expect(tasks.get('restored-two-days-ago')?.status).toBe('working');
-    // Polling every 500 ms for two days would be some 350,000 polls: the idle stretch is cut down to 2 s,
-    // and the task is polled through the recording's 11 s and those 2 s only (counted, not timed).
-    expect(tasks.get('restored-two-days-ago')?.pollCount).toBeGreaterThan(0);
-    expect(tasks.get('restored-two-days-ago')?.pollCount).toBeLessThan(100);
+    // Its polls are the recorded ones: a replay asks nothing again, however long the gap after them.
+    expect(tasks.get('restored-two-days-ago')?.pollCount).toBe(
+      restored.entries.filter((e) => e.kind === 'observation' && e.source === 'poll').length,
+    );
+    expect(tasks.get('restored-two-days-ago')?.entries).toEqual(restored.entries);
     for (const recorded of demo.tasks) expect(tasks.get(recorded.taskId)?.status).toBe(recorded.status);
     expect(traffic).toHaveLength(demo.traffic.length);
     session.dispose();
@@ -253,7 +241,7 @@ describe('ReplaySession', () => {
     const trace = demoTrace();
     const { session, traffic, inbox } = startReplay(trace);
     await session.start(trace.startedAt, 'instant');
-    const { tasks, order } = session.tracker.store.getState();
+    const { tasks, order } = session.tasks.store.getState();
     expect(order).toEqual(trace.tasks.map((t) => t.taskId));
     for (const recorded of trace.tasks) {
       const replayed = tasks.get(recorded.taskId);
@@ -279,13 +267,25 @@ describe('ReplaySession', () => {
     session.dispose();
   });
 
+  it('keeps a task’s entries in their recorded order when a hand-edited trace has their times go back', async () => {
+    const trace = demoTrace();
+    const task = byTool(trace, 'flaky_job');
+    const entries = task.entries;
+    // The third entry says it came 400 ms before the second.
+    (entries[2] as { at: number }).at = (entries[1] as { at: number }).at - 400;
+    const { session } = startReplay(trace);
+    await session.start(trace.startedAt, 'instant');
+    expect(session.tasks.store.getState().tasks.get(task.taskId)?.entries).toEqual(entries);
+    session.dispose();
+  });
+
   it('plays a task the report card’s check started back marked as the check’s', async () => {
     const trace = demoTrace();
     const marked = byTool(trace, 'slow_job', 'cancelled');
     trace.tasks = trace.tasks.map((t) => (t === marked ? { ...t, startedBy: 'check' } : t));
     const { session } = startReplay(trace);
     await session.start(trace.startedAt, 'instant');
-    const { tasks } = session.tracker.store.getState();
+    const { tasks } = session.tasks.store.getState();
     expect(tasks.get(marked.taskId)?.startedBy).toBe('check');
     expect([...tasks.values()].filter((t) => t.startedBy !== undefined)).toHaveLength(1);
     session.dispose();
@@ -300,19 +300,45 @@ describe('ReplaySession', () => {
     const real = fakeRealTimers(5);
     const { session } = startReplay(trace, real.timers);
     await session.start(at, 1);
-    const state = session.tracker.store.getState();
+    const state = session.tasks.store.getState();
     expect(state.order).toEqual(trace.tasks.filter((t) => t.firstSeenAt <= at).map((t) => t.taskId));
     expect(state.tasks.get(cancelledTask.taskId)?.status).toBe('working');
     expect(session.news()).toMatchObject({ playing: true, speed: 1 });
     expect(session.news().at).toBeGreaterThanOrEqual(at);
     await real.advance(1500);
-    const replayed = session.tracker.store.getState().tasks.get(cancelledTask.taskId);
+    const replayed = session.tasks.store.getState().tasks.get(cancelledTask.taskId);
     expect(replayed?.status).toBe('cancelled');
-    // The recorded cancel is answered as recorded, though the replay's timers fire a little late.
+    // The recorded cancel comes back once, as recorded, though the replay's timers fire a little late.
     expect(replayed?.entries.filter((e) => e.kind === 'observation' && e.source === 'cancel')).toHaveLength(
       1,
     );
     expect(replayed?.entries.some((e) => e.kind === 'error')).toBe(false);
+    session.dispose();
+  });
+
+  it('plays a minute with nothing recorded before a purge whole: at 4× the purge comes 15 s later, at its recorded time', async () => {
+    const trace = demoTrace();
+    const task = byTool(trace, 'short_ttl_job');
+    const purge = task.entries.find((e) => e.kind === 'purged');
+    if (!purge) throw new Error('no purge');
+    const lastBefore = Math.max(
+      ...trace.tasks.flatMap((t) => t.entries.filter((e) => e !== purge).map((e) => e.at)),
+      ...trace.traffic.map((e) => e.wallTime),
+      ...trace.inbox.map((e) => (e.kind === 'asked' ? e.request.receivedAt : (e.at ?? 0))),
+    );
+    // The receiver purged it a minute after everything else.
+    purge.at = lastBefore + 60_000;
+    trace.endedAt = purge.at;
+    const real = fakeRealTimers();
+    const { session } = startReplay(trace, real.timers);
+    await session.start(trace.startedAt, 4);
+    const purgedYet = () => session.tasks.store.getState().tasks.get(task.taskId)?.lifecycle === 'purged';
+    await real.advance((purge.at - trace.startedAt) / 4 - 10);
+    expect(purgedYet()).toBe(false);
+    await real.advance(10);
+    expect(purgedYet()).toBe(true);
+    expect(session.clock.now()).toBe(purge.at);
+    expect(session.tasks.store.getState().tasks.get(task.taskId)?.entries.at(-1)).toEqual(purge);
     session.dispose();
   });
 
@@ -325,7 +351,7 @@ describe('ReplaySession', () => {
     await fast.advance(realSpan(quick) / 4 + 50);
     expect(quick.news().ended).toBe(true);
     const allEnded = (s: ReplaySession) =>
-      [...s.tracker.store.getState().tasks.values()].every((t) => isTerminal(t.status));
+      [...s.tasks.store.getState().tasks.values()].every((t) => isTerminal(t.status));
     expect(allEnded(quick)).toBe(true);
     quick.dispose();
 
@@ -360,10 +386,10 @@ describe('ReplaySession', () => {
     await real.advance(1000);
     session.pause();
     const at = session.news().at;
-    const version = session.tracker.store.getState().version;
+    const version = session.tasks.store.getState().version;
     await real.advance(20_000);
     expect(session.news().at).toBe(at);
-    expect(session.tracker.store.getState().version).toBe(version);
+    expect(session.tasks.store.getState().version).toBe(version);
     session.play();
     await real.advance(1000);
     expect(session.news().at).toBeGreaterThan(at);

@@ -1,14 +1,12 @@
 import type { QueryClient } from '@tanstack/query-core';
 import type { TrafficEvent } from '../../mcp';
 import { createQueryClient } from '../../tracker/queries';
-import { TaskTracker } from '../../tracker/tracker';
-import type { ObservationEntry } from '../../tracker/task-store';
 import type { InboxEvent, ReplayNews, ReplaySpeed } from '../messages';
 import type { TaskParts } from '../outbox';
 import { TaskPartsMarks } from '../task-parts';
 import type { PageTaskView } from '../task-view';
 import { VirtualClock, type RealTimers } from './replay-clock';
-import { RecordedPort, normalisedFrom } from './replay-port';
+import { RecordedTasks } from './replay-records';
 import type { Trace, TraceTask } from './trace-types';
 
 export type { ReplayNews, ReplaySpeed };
@@ -26,17 +24,18 @@ export interface ReplayOptions {
   settle?: () => Promise<void>;
 }
 
-/** Past the last recorded moment, replay runs on for this long at most so the last polls can see the end. */
+/** Past the last recorded moment, replay runs on for this long at most: the last task's end stays in view. */
 const MAX_TAIL_MS = 10_000;
 
 /**
  * A stretch longer than this with nothing recorded (a preserved log's history from days ago, a far endedAt) is
- * cut down to IDLE_KEPT_MS: replayed whole it would take days at 1× and a poll per interval when seeking.
+ * cut down to IDLE_KEPT_MS, or it would take days at 1×. Shorter waits (a ttl running out before its purge)
+ * play whole: their length is what the recording shows. The times shown are the recorded ones either way.
  */
-export const IDLE_GAP_MS = 10_000;
+export const IDLE_GAP_MS = 5 * 60_000;
 const IDLE_KEPT_MS = 2_000;
 
-/** One macrotask: every microtask the last timer set off (a recorded answer, its merge) has run by then. */
+/** One macrotask: every microtask the last timer set off has run by then. */
 export function macrotask(): Promise<void> {
   const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
   if (typeof immediate === 'function') return new Promise((resolve) => immediate(resolve));
@@ -50,7 +49,7 @@ export function macrotask(): Promise<void> {
   });
 }
 
-/** The end of a replay: the recording's end plus one poll interval, so a task that ended last is seen ending. */
+/** The end of a replay: the recording's end plus one poll interval, as a live page would have gone on watching. */
 export function replayEnd(trace: Trace): number {
   let interval = 0;
   for (const task of trace.tasks)
@@ -66,17 +65,17 @@ interface ReplayEvent {
 }
 
 /**
- * One replay of a trace, from its start: the same TaskTracker as a live connection, asking a RecordedPort
- * instead of a receiver, on a VirtualClock. Tasks appear at the time they were first seen (tracked as they
- * were then: created, listed, pushed or pasted), recorded pushes, progress, input notes, cancels, traffic and
- * inbox events happen at their recorded times, and polls find whatever the task said last by then. A seek
- * makes a new ReplaySession and runs it to the chosen time, so every store starts clean.
+ * One replay of a trace, from its start, on a VirtualClock: tasks appear when they were first seen, and every
+ * entry of their timelines (polls, pushes, results, probes, purges, cancels, progress, input), every traffic
+ * row and inbox event comes back at its recorded time, with its recorded timestamps (RecordedTasks). Nothing
+ * is re-decided: no tracker asks again on the replay's clock, so each interval is the recording's, scaled by
+ * the speed, and "instant" keeps the recorded order. A seek makes a new ReplaySession and runs it to the
+ * chosen time, so every store starts clean.
  */
 export class ReplaySession {
   readonly clock: VirtualClock;
-  readonly tracker: TaskTracker;
+  readonly tasks: RecordedTasks;
   readonly queryClient: QueryClient;
-  readonly port: RecordedPort;
   readonly end: number;
   private readonly marks = new TaskPartsMarks();
   private readonly events: ReplayEvent[];
@@ -98,17 +97,9 @@ export class ReplaySession {
     this.clock = new VirtualClock(trace.startedAt, options.real);
     this.end = replayEnd(trace);
     this.queryClient = createQueryClient({ sharing: false });
-    this.port = new RecordedPort(trace.tasks, this.clock.now, (taskId) => this.tracker.isTracked(taskId));
-    this.tracker = new TaskTracker({
-      api: this.port,
-      queryClient: this.queryClient,
-      connectionId,
-      clock: this.clock,
-      // Questions the receiver asked are replayed from the inbox record; nothing is opened to wait for them.
-      openResultForInput: false,
-    });
+    this.tasks = new RecordedTasks(this.queryClient, connectionId);
     this.stops.push(
-      this.tracker.store.subscribe(() => {
+      this.tasks.store.subscribe(() => {
         this.marks.tasksChanged();
         this.out.changed();
       }),
@@ -174,11 +165,11 @@ export class ReplaySession {
 
   /** What changed since the last batch: task records, snapshots, results (as the live host takes them). */
   takeTaskParts(view: PageTaskView): TaskParts {
-    return this.marks.take(this.tracker, this.queryClient, this.connectionId, view, this.clock.now());
+    return this.marks.take(this.tasks, this.queryClient, this.connectionId, view, this.clock.now());
   }
 
   taskCount(): number {
-    return this.tracker.store.getState().order.length;
+    return this.tasks.store.getState().order.length;
   }
 
   dispose(): void {
@@ -186,7 +177,6 @@ export class ReplaySession {
     this.disposed = true;
     this.clock.clearTimeout(this.cursorTimer);
     for (const stop of this.stops) stop();
-    this.tracker.dispose();
     this.clock.dispose();
     this.queryClient.clear();
   }
@@ -222,73 +212,30 @@ export class ReplaySession {
       .map(({ e }) => e);
   }
 
+  /**
+   * The task's appearance, then each entry at its recorded time (a result's request also at its sentAt). A
+   * time that goes back within the task (a hostile or hand-edited trace) is held at the one before, so the
+   * timeline keeps the order it was recorded in.
+   */
   private taskEvents(task: TraceTask, events: ReplayEvent[]): void {
-    const first = task.entries.find(
-      (e): e is ObservationEntry => e.kind === 'observation' && e.status !== null,
-    );
-    const appear = Math.max(task.firstSeenAt, this.trace.startedAt);
-    const listed = task.origin === 'list';
-    events.push({
-      at: appear,
-      run: () => {
-        if (listed) {
-          void this.tracker.syncList();
-          return;
-        }
-        this.tracker.track(task.taskId, {
-          origin: task.origin,
-          startedBy: task.startedBy,
-          tool: task.tool,
-          call: task.call,
-          // A pasted id was polled at once; everything else came with what the receiver said of it then.
-          initial: task.origin === 'manual' || !first ? undefined : normalisedFrom(task, first),
-          source: first?.source === 'poll' ? 'create' : first?.source,
-          sentAt: first?.sentAt,
+    let at = Math.max(task.firstSeenAt, this.trace.startedAt);
+    events.push({ at, run: () => this.tasks.appear(task) });
+    const polls = task.entries
+      .filter((e) => (e.kind === 'observation' || e.kind === 'error') && e.source === 'poll')
+      .map((e) => ('sentAt' in e && e.sentAt !== undefined ? e.sentAt : e.at));
+    let nextPoll = 0;
+    task.entries.forEach((entry, i) => {
+      at = Math.max(at, entry.at);
+      while (nextPoll < polls.length && (polls[nextPoll] as number) <= entry.at) nextPoll++;
+      const nextPollAt = polls[nextPoll];
+      const last = i === task.entries.length - 1;
+      if (entry.kind === 'result' && entry.sentAt < entry.at)
+        events.push({
+          at: Math.max(entry.sentAt, this.trace.startedAt),
+          run: () => this.tasks.resultSent(task),
         });
-      },
+      events.push({ at, run: () => this.tasks.apply(task, entry, nextPollAt, last) });
     });
-    for (const entry of task.entries) {
-      if (entry.at <= appear) continue;
-      if (entry.kind === 'observation' && entry.source === 'notification' && entry.status !== null)
-        events.push({ at: entry.at, run: () => this.port.push(task, entry) });
-      else if (entry.kind === 'observation' && entry.source === 'cancel')
-        // Sent when it was sent: its answer then arrives when it arrived.
-        events.push({ at: entry.sentAt ?? entry.at, run: () => void this.tracker.cancel(task.taskId) });
-      else if (entry.kind === 'observation' && entry.source === 'list')
-        events.push({ at: entry.at, run: () => void this.tracker.syncList() });
-      else if (entry.kind === 'input')
-        events.push({
-          at: entry.at,
-          run: () =>
-            this.tracker.noteInput(task.taskId, {
-              method: entry.method,
-              phase: entry.phase,
-              detail: entry.detail,
-            }),
-        });
-      else if (entry.kind === 'progress')
-        events.push({
-          at: entry.at,
-          run: () =>
-            this.port.activity(task.taskId, {
-              kind: 'progress',
-              progress: entry.progress,
-              total: entry.total,
-              message: entry.message,
-            }),
-        });
-      else if (entry.kind === 'log')
-        events.push({
-          at: entry.at,
-          run: () =>
-            this.port.activity(task.taskId, {
-              kind: 'log',
-              level: entry.level,
-              logger: entry.logger,
-              text: entry.text,
-            }),
-        });
-    }
   }
 
   /** One virtual timer for the next recorded event: thousands of traffic rows need not be thousands of timers. */
