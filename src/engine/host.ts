@@ -5,6 +5,7 @@ import {
   type TrafficSeqCounter,
   classifyError,
   relayFetch,
+  StdioBridgeError,
   stdioFetch,
   type Detection,
   type ResumeSession,
@@ -265,7 +266,14 @@ export class EngineHost {
           conn.command.relay || conn.command.stdio || conn.everConnected
             ? classified
             : await diagnose(url, classified);
-        return this.outages.failed(conn, diagnosed, () => this.establish(conn, undefined, ended));
+        // The bridge answering for a stdio server that has ended: a new page connection (Restart) is the way on.
+        const exited = error instanceof StdioBridgeError && error.status === 410;
+        return this.outages.failed(
+          conn,
+          diagnosed,
+          () => this.establish(conn, undefined, ended),
+          exited ? 'server-exited' : undefined,
+        );
       }
     }
     if (conn.closed) {

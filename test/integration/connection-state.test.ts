@@ -43,14 +43,15 @@ describe('the connection state the engine reports', () => {
     const route = newRoute(app.relayToken);
     const engine = engineOverChannel({ history: async () => null });
     later(engine.close);
-    const reply = await engine.bridge.request({
-      type: 'connect',
+    const connect = {
+      type: 'connect' as const,
       connectionId: 1,
       url: `${app.url}/stdio/everything/mcp`,
       headers: {},
       settings: TEST_SETTINGS,
       stdio: route,
-    });
+    };
+    const reply = await engine.bridge.request(connect);
     expect(reply.ok).toBe(true);
     const { tools } = await engine.bridge.request({ type: 'listTools' });
     const research = tools.find((t) => t.name === 'simulate-research-query')!;
@@ -71,6 +72,10 @@ describe('the connection state the engine reports', () => {
     });
     // The task's session was the process: it is over, neither live nor polled.
     await waitFor(() => engine.tasks.getState().tasks.get(run.taskId)?.lifecycle === 'session-ended', 5_000);
+    // Connecting again over the same page connection meets the same ended process: still "exited", not a
+    // refusal to puzzle over (Restart is a new page connection).
+    await engine.bridge.request({ ...connect, connectionId: 2 });
+    expect(engine.health()).toMatchObject({ status: 'error', reason: 'server-exited' });
   }, 30_000);
 
   it('a protected receiver opens on "sign in", and after Sign out the connection waits for a sign-in again', async () => {
