@@ -131,11 +131,6 @@ export function DirectInstead({ url, headers }: { url: string; headers: Record<s
   );
 }
 
-/** Whether the page has no working connection to show, and a reason to say instead (connection-view.ts). */
-export function useConnectionProblem(): boolean {
-  return useConnectionView().problem;
-}
-
 /**
  * With no connection, the main pane says so where the eye goes: the error, what it means, and what to do
  * (the relay, the path to check, the next retry). Red is for the error alone; its explanation is plain text.
