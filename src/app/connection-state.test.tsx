@@ -73,7 +73,7 @@ describe('connectionView: one state from what the engine said', () => {
       'a 401 from a receiver whose sign-in is ready',
       {
         ...base,
-        error: { kind: 'auth', message: '401' },
+        error: { kind: 'auth', httpStatus: 401, message: '401' },
         auth: { status: 'sign-in-needed', origins: [], steps: [] },
       },
       'sign-in-needed',

@@ -72,7 +72,7 @@ function kindOf({ status, error, reason, degraded, auth }: Inputs, replaying: bo
       // A 401 from a receiver that offers sign-in is a reason to sign in, whatever the answer's words.
       if (
         reason === 'sign-in-needed' ||
-        (error?.kind === 'auth' && auth !== undefined && auth.status !== 'none')
+        (error?.httpStatus === 401 && auth !== undefined && auth.status !== 'none')
       )
         return 'sign-in-needed';
       if (error?.kind === 'cors-or-network' && error.diagnosis !== 'cors') return 'unreachable';
