@@ -11,7 +11,9 @@ import { EmptyState } from '../ui/Panel';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { useSelection } from '../state/selection';
 import { useTasks } from '../tasks/tasks-store';
-import { ConnectionProblem, useConnectionProblem } from '../connection/ConnectionProblem';
+import { ConnectionProblem } from '../connection/ConnectionProblem';
+import { useConnectionView } from '../connection/connection-view';
+import { RestartButton } from '../stdio/RestartButton';
 
 function ToolPane({ name }: { name: string }) {
   const { id, support, status } = useConnection();
@@ -38,17 +40,17 @@ export function MainPane() {
 function SelectedPane() {
   const selection = useSelection((s) => s.selection);
   const server = useConnection((s) => s.server);
-  const status = useConnection((s) => s.status);
   const url = useConnection((s) => s.url);
   const replaying = useReplay((s) => s.connectionId !== undefined);
   const tracked = useTasks((s) => selection.kind === 'task' && s.tasks.has(selection.taskId));
-  // With no connection the error is what the pane is about; a task seen before stays below it.
-  const problem = useConnectionProblem();
-  if (problem)
+  // The header, the receiver card and this pane read one state (connection-view.ts).
+  const view = useConnectionView();
+  // With no working connection the reason is what the pane is about; a task seen before stays below it.
+  if (view.problem)
     return (
       <div className="space-y-2">
         <div className="p-4 pb-0">
-          <ConnectionProblem />
+          <ConnectionProblem restart={<RestartButton />} />
         </div>
         {selection.kind === 'task' && tracked && <TaskDetail taskId={selection.taskId} />}
         {selection.kind === 'inbox' && <InboxView />}
@@ -66,14 +68,14 @@ function SelectedPane() {
         Pick a task on the left to see its timeline as it was recorded.
       </EmptyState>
     );
-  if (status === 'closed' || status === 'idle')
+  if (view.kind === 'closed' || view.kind === 'idle')
     return (
       <EmptyState icon={<Unplug size={24} />} title={name ? `Disconnected from ${name}` : 'Not connected'}>
         {url ? 'The session was ended. ' : ''}Connect to a receiver with its URL in the header; what was seen
         stays on the left.
       </EmptyState>
     );
-  if (status === 'connecting')
+  if (view.kind === 'connecting')
     return <EmptyState icon={<MousePointerClick size={24} />} title={`Connecting to ${url}…`} />;
   return (
     <EmptyState icon={<MousePointerClick size={24} />} title={name ? `Connected to ${name}` : 'Taskscope'}>

@@ -3,22 +3,13 @@ import { Plug, Unplug, KeyRound, RotateCw } from 'lucide-react';
 import { Button } from '../ui/Button';
 import { usePopover } from '../ui/usePopover';
 import { connect, disconnect } from './actions';
-import { useConnection, type ConnectionStatus } from '../state/connection';
+import { useConnection } from '../state/connection';
+import { useConnectionView } from './connection-view';
 import { useNow } from '../state/clock';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
 import { formatClock } from '../format/time';
 import { SavedReceivers } from './SavedReceivers';
-
-const statusLook: Record<ConnectionStatus, { dot: string; label: string }> = {
-  idle: { dot: 'bg-slate-400', label: 'Not connected' },
-  connecting: { dot: 'bg-amber-400 animate-pulse', label: 'Connecting…' },
-  connected: { dot: 'bg-green-500', label: 'Connected' },
-  'session-lost': { dot: 'bg-amber-500 animate-pulse', label: 'Session lost' },
-  unreachable: { dot: 'bg-red-500 animate-pulse', label: 'Unreachable' },
-  error: { dot: 'bg-red-500', label: 'Connection failed' },
-  closed: { dot: 'bg-slate-400', label: 'Disconnected' },
-};
 
 /** While the engine retries: when the next attempt goes, counted down on the page's one clock. */
 function RetryIn({ at, attempt }: { at: number; attempt?: number }) {
@@ -59,11 +50,8 @@ export function ConnectionBar() {
   const replaying = useReplay((s) => s.connectionId !== undefined);
   // During a replay the field offers the live receiver to go back to, not the recording's.
   const live = useReplay((s) => (s.connectionId !== undefined ? s.live : undefined));
-  const look = replaying
-    ? { dot: 'bg-violet-500', label: 'Replay' }
-    : status === 'connected' && degraded
-      ? { dot: 'bg-amber-500', label: 'Degraded' }
-      : statusLook[status];
+  // One derivation for the header, the receiver card and the main pane (connection-view.ts).
+  const look = useConnectionView();
   const value = draft ?? live?.url ?? url;
   const headerValue =
     headerText ??
@@ -82,7 +70,7 @@ export function ConnectionBar() {
       <span
         className="flex shrink-0 items-center gap-1.5 text-xs whitespace-nowrap text-slate-600 dark:text-slate-300"
         data-testid="connection-status"
-        data-status={status === 'connected' && degraded ? 'degraded' : status}
+        data-status={look.kind}
         title={
           degraded
             ? `${degraded.failures} requests failed in a row since ${formatClock(degraded.since)}: ${degraded.error.message}`

@@ -1,31 +1,54 @@
 import { useState } from 'react';
-import { CircleAlert, RotateCw } from 'lucide-react';
+import type { ReactNode } from 'react';
+import { CircleAlert, LogIn, RotateCw } from 'lucide-react';
 import { Button } from '../ui/Button';
 import { Dialog } from '../ui/Dialog';
 import { useConnection, type ConnectionState } from '../state/connection';
 import { useNow } from '../state/clock';
-import { useReplay } from '../state/replay';
 import { formatClock } from '../format/time';
 import { connect } from './actions';
 import { setRelay } from './saved-receivers';
 import { EraSelect } from './EraSelect';
+import { prepareSignIn, signIn } from './auth-actions';
+import { useConnectionView, type ConnectionKind } from './connection-view';
 
-function problemTitle({ status, error }: Pick<ConnectionState, 'status' | 'error'>): string {
-  if (status === 'unreachable') return 'Receiver unreachable';
-  if (status === 'session-lost') return 'Session lost';
-  if (error?.diagnosis === 'cors') return "The receiver does not allow this page's origin (CORS)";
-  return 'Could not connect';
+/** What the person can do about it, said in one line under the receiver's own message. */
+function nextStep(
+  kind: ConnectionKind,
+  { error, viaRelay }: Pick<ConnectionState, 'error' | 'viaRelay'>,
+): string {
+  switch (kind) {
+    case 'reconnecting':
+    case 'unreachable':
+      return 'Taskscope tries again by itself while this page is open; what was seen stays on screen.';
+    case 'server-exited':
+      return 'Its live tasks ended with it. Restart runs the command again (its console shows what it wrote).';
+    case 'sign-in-needed':
+      return 'Sign in to the receiver; the connection goes on once you have.';
+    default:
+      if (error?.diagnosis === 'cors' && !viaRelay)
+        return 'The receiver answers, but its CORS settings do not allow this page. Taskscope can reach it through its own local server instead.';
+      if (error?.kind === 'protocol')
+        return 'Choose the protocol version to speak with this receiver, or check its URL.';
+      // The receiver answered: its own words say what is wrong; the URL is only one thing it may be.
+      if (error?.code !== undefined)
+        return 'The receiver answered this: change what it refused (the URL, its query or the headers), then connect again.';
+      return 'Check the URL in the header (its host, port and path), then connect again.';
+  }
 }
 
-/** What the person can do about it, said in one line under the error. */
-function nextStep({ status, error, viaRelay }: Pick<ConnectionState, 'status' | 'error' | 'viaRelay'>) {
-  if (status === 'unreachable' || status === 'session-lost')
-    return 'Taskscope tries again by itself while this page is open; what was seen stays on screen.';
-  if (error?.diagnosis === 'cors' && !viaRelay)
-    return 'The receiver answers, but its CORS settings do not allow this page. Taskscope can reach it through its own local server instead.';
-  if (error?.kind === 'protocol')
-    return 'Choose the protocol version to speak with this receiver, or check its URL.';
-  return 'Check the URL in the header (its host, port and path), then connect again.';
+/** Sign in from the main pane: the popup when a sign-in is ready, else a new one is got ready first. */
+function SignInButton() {
+  const ready = useConnection((s) => !!s.auth?.authorizationUrl && s.auth.status === 'sign-in-needed');
+  return (
+    <Button
+      variant="primary"
+      onClick={() => (ready ? signIn() : void prepareSignIn())}
+      data-testid="problem-sign-in"
+    >
+      <LogIn size={14} aria-hidden /> {ready ? 'Sign in' : 'Get a sign-in ready'}
+    </Button>
+  );
 }
 
 /** The engine's next attempt, counted down on the page's one clock. */
@@ -108,24 +131,14 @@ export function DirectInstead({ url, headers }: { url: string; headers: Record<s
   );
 }
 
-/** Whether the page has no working connection to show and an error to say instead. */
-export function useConnectionProblem(): boolean {
-  const replaying = useReplay((s) => s.connectionId !== undefined);
-  return useConnection(
-    (s) =>
-      !replaying &&
-      !!s.error &&
-      (s.status === 'error' || s.status === 'unreachable' || s.status === 'session-lost'),
-  );
-}
-
 /**
  * With no connection, the main pane says so where the eye goes: the error, what it means, and what to do
  * (the relay, the path to check, the next retry). Red is for the error alone; its explanation is plain text.
  */
-export function ConnectionProblem() {
+export function ConnectionProblem({ restart }: { restart?: ReactNode }) {
   const { status, error, url, headers, since, viaRelay, retryAt, attempt } = useConnection();
-  if (!error) return null;
+  const view = useConnectionView();
+  if (!view.problem) return null;
   return (
     <section
       role="alert"
@@ -135,13 +148,20 @@ export function ConnectionProblem() {
     >
       <h1 className="flex items-center gap-2 text-base font-semibold text-red-700 dark:text-red-400">
         <CircleAlert size={18} aria-hidden />
-        {problemTitle({ status, error })}
+        {view.kind === 'refused' && error?.diagnosis === 'cors'
+          ? "The receiver does not allow this page's origin (CORS)"
+          : view.title}
       </h1>
-      <p className="text-sm" data-testid="connection-error">
-        {error.message}
+      {/* The receiver's (or the bridge's) own sentence, whole: it says what is wrong better than any advice. */}
+      {error && (
+        <p className="text-sm break-words whitespace-pre-wrap" data-testid="connection-error">
+          {error.message}
+        </p>
+      )}
+      <p className="text-sm text-slate-600 dark:text-slate-300" data-testid="connection-next-step">
+        {nextStep(view.kind, { error, viaRelay })}
       </p>
-      <p className="text-sm text-slate-600 dark:text-slate-300">{nextStep({ status, error, viaRelay })}</p>
-      {error.detail && (
+      {error?.detail && error.detail !== error.message && (
         <p className="font-mono text-xs break-all text-slate-600 dark:text-slate-300">{error.detail}</p>
       )}
       <p className="text-xs text-slate-600 dark:text-slate-300">
@@ -149,15 +169,24 @@ export function ConnectionProblem() {
         {since && status !== 'error' ? ` · since ${formatClock(since)}` : ''}
       </p>
       <div className="flex flex-wrap items-center gap-3">
-        {error.diagnosis === 'cors' && !viaRelay && <RelayOffer url={url} headers={headers} />}
-        {error.kind === 'protocol' && (
+        {view.kind === 'sign-in-needed' && <SignInButton />}
+        {view.kind === 'server-exited' && restart}
+        {error?.diagnosis === 'cors' && !viaRelay && <RelayOffer url={url} headers={headers} />}
+        {error?.kind === 'protocol' && (
           <span className="flex items-center gap-2 text-xs">
             Protocol to speak: <EraSelect url={url} headers={headers} />
           </span>
         )}
-        <Button variant="outline" onClick={() => void connect(url, headers)} data-testid="problem-retry-now">
-          <RotateCw size={14} aria-hidden /> Try again now
-        </Button>
+        {/* The same stdio connection would meet the same ended process: Restart is the way back there. */}
+        {view.kind !== 'server-exited' && (
+          <Button
+            variant="outline"
+            onClick={() => void connect(url, headers)}
+            data-testid="problem-retry-now"
+          >
+            <RotateCw size={14} aria-hidden /> Try again now
+          </Button>
+        )}
         {(status === 'unreachable' || status === 'session-lost') && retryAt !== undefined && (
           <span className="text-xs text-slate-600 dark:text-slate-300">
             <RetryIn at={retryAt} attempt={attempt} />

@@ -1,20 +1,11 @@
 import { ChevronDown, ChevronRight } from 'lucide-react';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { focusRing } from '../ui/Button';
-import { useConnection, type ConnectionStatus } from '../state/connection';
+import { useConnection } from '../state/connection';
+import { useConnectionView } from './connection-view';
 import { useLayout } from '../state/layout';
 import { useReplay } from '../state/replay';
 import { ReceiverNotes, ServerCard } from './ServerCard';
-
-const idleText: Record<ConnectionStatus, string> = {
-  idle: 'No receiver',
-  connecting: 'Connecting…',
-  connected: 'Connected',
-  'session-lost': 'Session lost',
-  unreachable: 'Unreachable',
-  error: 'Not connected',
-  closed: 'Disconnected',
-};
 
 /**
  * The receiver, as one line once connected (its name, version and protocol), unfolded on demand into its
@@ -25,7 +16,7 @@ export function ReceiverSection() {
   const open = useLayout((s) => s.receiverOpen);
   const setOpen = useLayout((s) => s.setReceiverOpen);
   const server = useConnection((s) => s.server);
-  const status = useConnection((s) => s.status);
+  const view = useConnectionView();
   const era = useConnection((s) => s.server?.protocolVersion);
   const viaRelay = useConnection((s) => s.viaRelay);
   const replaying = useReplay((s) => s.connectionId !== undefined);
@@ -60,9 +51,17 @@ export function ReceiverSection() {
               {era ? ` · ${era}` : ''}
               {replaying ? ' · replay' : viaRelay ? ' · via relay' : ''}
             </span>
+            {/* The receiver is known, but its connection may be gone: the card says so as the header does. */}
+            {view.kind !== 'connected' && view.kind !== 'replay' && (
+              <span className="shrink-0 text-xs font-medium" data-testid="receiver-state">
+                · {view.label}
+              </span>
+            )}
           </>
         ) : (
-          <span className="truncate text-slate-600 dark:text-slate-300">{idleText[status]}</span>
+          <span className="truncate text-slate-600 dark:text-slate-300" data-testid="receiver-state">
+            {view.kind === 'idle' ? 'No receiver' : view.label}
+          </span>
         )}
       </button>
       {/* Folded, the card stays in the page (hidden): what it says is still there for whoever looks it up. */}

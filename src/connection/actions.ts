@@ -210,6 +210,7 @@ export function applyHealth(health: Health): void {
     retryAt: health.retryAt,
     attempt: health.attempt,
     error: health.error,
+    reason: health.reason,
     recoveredAt: health.recoveredAt,
     ...(health.status === 'connected'
       ? {

@@ -56,7 +56,10 @@ export async function runTool(conn: Connection | null, command: CommandOf<'run'>
     return { ok: true, taskId: created.value.taskId };
   } catch (error) {
     if (error instanceof AnsweredAtOnce) return { ok: true, answer: error.answer };
-    return { ok: false, error: classifyError(error, { method: 'tools/call' }) };
+    return {
+      ok: false,
+      error: classifyError(error, { method: 'tools/call', signIn: conn.auth?.needsSignIn }),
+    };
   }
 }
 
@@ -69,7 +72,10 @@ export async function callPlain(
     const answer = await conn.tracker.duringPlainCall(() => conn.api.callTool(command.tool, command.args));
     return { ok: true, answer };
   } catch (error) {
-    return { ok: false, error: classifyError(error, { method: 'tools/call' }) };
+    return {
+      ok: false,
+      error: classifyError(error, { method: 'tools/call', signIn: conn.auth?.needsSignIn }),
+    };
   }
 }
 
@@ -89,7 +95,10 @@ export async function resend(
       trackResent(conn, command.params, result);
     return { ok: true, result };
   } catch (error) {
-    return { ok: false, error: classifyError(error, { method: command.method }) };
+    return {
+      ok: false,
+      error: classifyError(error, { method: command.method, signIn: conn?.auth?.needsSignIn }),
+    };
   }
 }
 

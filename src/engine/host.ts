@@ -5,6 +5,7 @@ import {
   type TrafficSeqCounter,
   classifyError,
   relayFetch,
+  StdioBridgeError,
   stdioFetch,
   type Detection,
   type ResumeSession,
@@ -35,8 +36,7 @@ import type { FromEngine } from './messages';
 import { ReplayHost } from './trace/replay-host';
 import type { ReplayOptions } from './trace/replay';
 
-const SIGN_IN_MESSAGE =
-  'The receiver asks you to sign in (HTTP 401 with a Bearer challenge): use Sign in on the receiver card.';
+const SIGN_IN_MESSAGE = 'The receiver asks you to sign in (HTTP 401 with a Bearer challenge): use Sign in.';
 
 export interface HostOptions {
   /** The fetch the sessions use; Node tests pass none and get the global one. */
@@ -186,6 +186,15 @@ export class EngineHost {
         return this.checks.stop();
       case 'resend':
         return resend(conn, command, (c) => this.current === c);
+      case 'signOut':
+        await taskCommand(conn, command);
+        // Without a token the session can do nothing: the connection waits for the next sign-in.
+        if (conn?.holder.session)
+          this.outages.stopped(conn, conn.holder.session, 'sign-in-needed', {
+            kind: 'auth',
+            message: 'Signed out: sign in again to go on with this receiver.',
+          });
+        return null;
       default:
         return taskCommand(conn, command);
     }
@@ -247,14 +256,24 @@ export class EngineHost {
         if (conn.closed) return { ok: false, stale: true };
         const classified = classifyError(error, { method: 'initialize', url });
         if (conn.auth?.needsSignIn && classified.kind === 'auth')
-          return this.outages.failed(conn, { ...classified, message: SIGN_IN_MESSAGE }, () =>
-            this.establish(conn, undefined, ended),
+          return this.outages.failed(
+            conn,
+            { ...classified, message: SIGN_IN_MESSAGE },
+            () => this.establish(conn, undefined, ended),
+            'sign-in-needed',
           );
         const diagnosed =
           conn.command.relay || conn.command.stdio || conn.everConnected
             ? classified
             : await diagnose(url, classified);
-        return this.outages.failed(conn, diagnosed, () => this.establish(conn, undefined, ended));
+        // The bridge answering for a stdio server that has ended: a new page connection (Restart) is the way on.
+        const exited = error instanceof StdioBridgeError && error.status === 410;
+        return this.outages.failed(
+          conn,
+          diagnosed,
+          () => this.establish(conn, undefined, ended),
+          exited ? 'server-exited' : undefined,
+        );
       }
     }
     if (conn.closed) {
@@ -308,7 +327,7 @@ export class EngineHost {
     const ok = await conn.auth.finish(callback);
     if (ok && !conn.closed && conn.health.status !== 'connected' && this.current === conn) {
       clearTimeout(conn.retryTimer);
-      void this.establish(conn, undefined, this.endedSessions.get(conn.command.url));
+      void this.establish(conn, undefined, conn.endedSession ?? this.endedSessions.get(conn.command.url));
     }
     return ok;
   }
@@ -323,6 +342,11 @@ export class EngineHost {
       news: (news) => this.news(conn, news),
       sessionLost: () => this.outages.sessionLost(conn, session),
       networkFailing: () => void this.outages.checkReach(conn, session),
+      serverExited: (error) => this.outages.stopped(conn, session, 'server-exited', error),
+      refused401: (error) => {
+        if (conn.auth?.needsSignIn)
+          this.outages.stopped(conn, session, 'sign-in-needed', { ...error, message: SIGN_IN_MESSAGE });
+      },
     });
   }
 

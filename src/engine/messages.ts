@@ -220,6 +220,8 @@ export type InboxEvent =
       reply?: { result: Record<string, unknown> } | { error: { code: number; message: string } };
     };
 
+export type ConnectionStopReason = 'server-exited' | 'sign-in-needed';
+
 /**
  * One state for the connection, as the header shows it. connecting: the first session is being opened.
  * session-lost: the receiver no longer knows ours; a new one is being opened. unreachable: nothing answers
@@ -229,6 +231,11 @@ export type InboxEvent =
 export interface Health {
   status: 'connecting' | 'connected' | 'session-lost' | 'unreachable' | 'error';
   error?: ClassifiedError;
+  /**
+   * Why an error stops the connection, when the engine knows more than the error's kind: the stdio server's
+   * process ended (a Restart brings it back), or the receiver wants a sign-in (after Sign out, or a 401).
+   */
+  reason?: ConnectionStopReason;
   /** Since when it has been in this state. */
   since: number;
   /** When the next attempt goes out, while retrying. */

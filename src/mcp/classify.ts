@@ -53,6 +53,8 @@ export interface ErrorContext {
   taskLive?: boolean;
   /** The receiver URL that was tried, named in what a person reads. */
   url?: string;
+  /** The receiver offers a sign-in (a Bearer challenge came): a 401 asks the person to sign in. */
+  signIn?: boolean;
 }
 
 const JSONRPC = {
@@ -124,7 +126,9 @@ function classifyHttp(
     return {
       ...base,
       kind: 'auth',
-      message: 'The receiver wants credentials (HTTP 401): add an Authorization header.',
+      message: ctx.signIn
+        ? 'The receiver asks you to sign in (HTTP 401): use Sign in.'
+        : 'The receiver wants credentials (HTTP 401): add an Authorization header.',
     };
   }
   if (status === 403) {
@@ -147,7 +151,37 @@ function classifyHttp(
       message: `The receiver rejected the message format (HTTP ${status}).`,
     };
   }
+  // A JSON-RPC error in the body is the receiver's own sentence: said whole, not cut inside an excerpt.
+  const said = jsonRpcErrorOf(detail);
+  if (said)
+    return {
+      ...base,
+      kind: 'other',
+      code: said.code,
+      message: `The receiver answered HTTP ${status}: ${cutText(said.message, 1000)}`,
+    };
   return { ...base, kind: 'other', message: `The receiver answered HTTP ${status}.` };
+}
+
+/** `{"error": {"code", "message"}}` read from an HTTP body, when that is what it holds. */
+function jsonRpcErrorOf(body: string): { code?: number; message: string } | undefined {
+  if (!body.trimStart().startsWith('{')) return undefined;
+  try {
+    const error = field(JSON.parse(body), 'error');
+    const message = field(error, 'message');
+    const code = field(error, 'code');
+    if (typeof message !== 'string' || message.trim() === '') return undefined;
+    return { message, ...(typeof code === 'number' && Number.isFinite(code) ? { code } : {}) };
+  } catch {
+    // A body cut short (the error's data can be long): its message usually comes before the cut.
+    const match = /"error"\s*:\s*\{[^{}]*?"message"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(body);
+    try {
+      const message: unknown = match?.[1] ? JSON.parse(match[1]) : undefined;
+      return typeof message === 'string' && message.trim() !== '' ? { message } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
 }
 
 function classifyJsonRpc(code: number, raw: string, data: unknown, ctx: ErrorContext): ClassifiedError {

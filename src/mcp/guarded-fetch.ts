@@ -1,5 +1,11 @@
 import { capMap } from './bounded-lists';
-import { DeadlineExceeded, HttpStatusError, WrongResponseId, parseRetryAfter } from './errors';
+import {
+  DeadlineExceeded,
+  HttpStatusError,
+  StdioBridgeError,
+  WrongResponseId,
+  parseRetryAfter,
+} from './errors';
 import { cutText } from './json';
 import {
   MAX_BACKOFF_MS,
@@ -225,7 +231,15 @@ export function guardedFetch(
     const wait = lastStreamAt + streamGap - now;
     if (wait > 0) await sleep(wait, init?.signal);
     lastStreamAt = Date.now();
-    const response = await base(input, init);
+    let response: Response;
+    try {
+      response = await base(input, init);
+    } catch (error) {
+      // The stdio bridge answering for the stream is news of the process (it exited): the only news of it
+      // while no request is out.
+      if (error instanceof StdioBridgeError) hooks.outcome?.(false, error);
+      throw error;
+    }
     hooks.notificationStream?.(response.ok);
     return response;
   };

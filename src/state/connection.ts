@@ -1,10 +1,11 @@
 import { create } from 'zustand';
 import type { AuthView, ClassifiedError, Detection, Era, ServerDescription, ServerTaskSupport } from '../mcp';
-import type { HistoryNews } from '../engine/messages';
+import type { ConnectionStopReason, HistoryNews } from '../engine/messages';
 
 /**
- * One state, as the header shows it (the engine's Health, plus the page's own idle and closed). session-lost
- * and unreachable are retried by the engine on its own; error waits for the person.
+ * The engine's Health, plus the page's own idle and closed. session-lost and unreachable are retried by the
+ * engine on its own; error waits for the person. What the page shows of it is derived in one place,
+ * connection/connection-view.ts.
  */
 export type ConnectionStatus =
   'idle' | 'connecting' | 'connected' | 'session-lost' | 'unreachable' | 'error' | 'closed';
@@ -23,6 +24,8 @@ export interface ConnectionState {
   server?: ServerDescription;
   support?: ServerTaskSupport;
   error?: ClassifiedError;
+  /** Why the engine stopped the connection, beyond the error's kind (connection-view.ts reads it). */
+  reason?: ConnectionStopReason;
   sessionId?: string;
   /** The protocol generation spoken, and how it was settled. */
   era?: Era;

@@ -35,4 +35,14 @@ describe('the task list model', () => {
   it('counts a purged task that ended under its outcome and under purged', () => {
     expect(countByFilter(state)).toEqual({ all: 5, working: 1, failed: 2, completed: 1, purged: 3 });
   });
+
+  it('counts a task whose session ended while it worked under all only, never as working', () => {
+    const ended = stateWith([
+      { taskId: 'aa1', status: 'working' },
+      { taskId: 'bb2', status: 'working', lifecycle: 'session-ended' },
+      { taskId: 'cc3', status: 'completed', lifecycle: 'session-ended' },
+    ]);
+    expect(countByFilter(ended)).toEqual({ all: 3, working: 1, completed: 1 });
+    expect(visibleTaskIds(ended, 'working', '')).toEqual(['aa1']);
+  });
 });

@@ -5,11 +5,13 @@ import type { TasksState, TrackedTask } from './task-store';
 export type ListFilter = TaskStatus | 'purged' | 'all';
 
 /**
- * The filters a task is found under. Its outcome comes first: a task that failed and was purged later is still
+ * The filters a task is found under (none but all for a task whose session ended before it did). Its outcome comes first: a task that failed and was purged later is still
  * a failed task (and a purged one); a task gone before it ended has no outcome, only its purge.
  */
 export function filterKeys(task: TrackedTask): Exclude<ListFilter, 'all'>[] {
   const gone = task.lifecycle === 'purged' || task.lifecycle === 'unknown';
+  // A task whose session ended while it was live is no longer working, nor anything else: it is under all.
+  if (task.lifecycle === 'session-ended' && !(task.status && isTerminal(task.status))) return [];
   if (!gone) return [task.status ?? 'working'];
   return task.status && isTerminal(task.status) ? [task.status, 'purged'] : ['purged'];
 }

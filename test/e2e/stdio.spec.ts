@@ -80,3 +80,26 @@ test('the root opens on the stdio server: console, a task to its result, Restart
     .toBe(true);
   await expect.poll(() => isAlive(beforeReload)).toBe(false);
 });
+
+test('a stdio server that dies: the header, the receiver card and the main pane say it exited, and Restart brings it back', async ({
+  page,
+}) => {
+  await page.goto(`${cli.url}/`);
+  await expect(connectionStatus(page)).toHaveText('Connected');
+  const state = page.getByTestId('stdio-state');
+  await expect(state).toHaveText(/^running · pid \d+$/);
+  const pid = pidOf(await state.textContent());
+  process.kill(pid, 'SIGKILL');
+  await expect(state).toHaveText('ended · SIGKILL');
+
+  // No request of the person's is needed: the engine hears it from the bridge, and every place says so.
+  await expect(connectionStatus(page)).toHaveText('Server exited', { timeout: 15_000 });
+  await expect(page.getByTestId('receiver-state')).toHaveText('· Server exited');
+  await expect(page.getByTestId('connection-error')).toContainText('The stdio server was ended by SIGKILL');
+  await expect(page.locator('body')).not.toContainText(/\bConnected\b/);
+
+  await page.getByTestId('problem-restart').click();
+  await expect(connectionStatus(page)).toHaveText('Connected');
+  await expect(state).toHaveText(/^running · pid \d+$/);
+  expect(pidOf(await state.textContent())).not.toBe(pid);
+});

@@ -173,6 +173,12 @@ async function follow(client: EngineClient, args: WatchArgs): Promise<number> {
       }
       showStatus();
       for (const asked of newQuestions()) void answer(asked);
+      // The engine ended the task with its stdio server (session ended): exit 4, saying how the server ended.
+      if (client.health?.reason === 'server-exited')
+        return finish(
+          EXIT.unreachable,
+          `the stdio server ${client.stdioEnded() ?? `ended: ${client.health.error?.message ?? ''}`}`,
+        );
       const code = endCode(task);
       if (code !== undefined) {
         const result = client.results.get(taskId);

@@ -41,6 +41,8 @@ export interface Connection {
   knownEra?: Era;
   detectedBy?: Detection;
   attempt: number;
+  /** The session let go when the connection stopped for a sign-in: its tasks are asked about in the next one. */
+  endedSession?: string;
   retryTimer?: ReturnType<typeof setTimeout>;
   unwatch?: () => void;
   history?: HistoryRecorder;

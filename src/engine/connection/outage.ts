@@ -1,7 +1,7 @@
 import { backoffForAttempt, classifyError, type ClassifiedError, type ReceiverSession } from '../../mcp';
 import { isRetryable, stillAway, type Connection } from './connection';
 import { answersAt } from './watch';
-import type { ConnectReply, ConnectionNews, Health } from '../messages';
+import type { ConnectReply, ConnectionNews, ConnectionStopReason, Health } from '../messages';
 
 export interface OutageEvents {
   /** The connection's health changed: kept on it and told to the page. */
@@ -25,10 +25,11 @@ export class OutageRecovery {
     conn: Connection,
     error: ClassifiedError,
     retry: () => Promise<ConnectReply>,
+    reason?: ConnectionStopReason,
   ): { ok: false; error: ClassifiedError } {
     const now = Date.now();
     if (!isRetryable(error)) {
-      this.events.health(conn, { status: 'error', since: now, error });
+      this.events.health(conn, { status: 'error', since: now, error, ...(reason ? { reason } : {}) });
       return { ok: false, error };
     }
     conn.attempt++;
@@ -65,6 +66,29 @@ export class OutageRecovery {
       },
     });
     this.events.reopen(conn, session.sessionId);
+  }
+
+  /**
+   * The connection stops where only the person can move it on: the stdio server's process ended (Restart), or
+   * the receiver wants a sign-in (Sign out, a 401). The session is let go and its timers stop: a task of an
+   * ended process is over (final); one waiting for a sign-in is asked about again in the session after it.
+   */
+  stopped(
+    conn: Connection,
+    session: ReceiverSession,
+    reason: ConnectionStopReason,
+    error: ClassifiedError,
+  ): void {
+    if (conn.closed || conn.holder.session !== session) return;
+    conn.unwatch?.();
+    conn.unwatch = undefined;
+    conn.tracker.sessionEnded({ final: reason === 'server-exited' });
+    conn.holder.set(null);
+    conn.suspended = false;
+    conn.endedSession = session.sessionId;
+    void session.abandon();
+    this.events.health(conn, { status: 'error', reason, since: Date.now(), error });
+    this.events.news(conn, { degraded: null });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { classifyError, type ClassifiedError, type ReceiverSession } from '../../mcp';
+import { StdioBridgeError, classifyError, type ClassifiedError, type ReceiverSession } from '../../mcp';
 import type { RequestScheduler } from '../../tracker/request-scheduler';
 import type { ConnectionNews } from '../messages';
 
@@ -15,6 +15,10 @@ export interface WatchEvents {
   sessionLost: () => void;
   /** Requests keep failing at the network level: is anything still there? */
   networkFailing: (error: ClassifiedError) => void;
+  /** The stdio bridge says the server's process has ended (HTTP 410, with how it ended). */
+  serverExited: (error: ClassifiedError) => void;
+  /** The receiver answered 401: a sign-in, when it offers one. */
+  refused401: (error: ClassifiedError) => void;
 }
 
 /**
@@ -59,7 +63,12 @@ export function watchConnection(
   let networkFailures = 0;
   let failingSince = 0;
   session.onOutcome = (ok, error) => {
-    if (ok) {
+    if (error instanceof StdioBridgeError && error.status === 410)
+      return events.serverExited(classifyError(error));
+    const classified = error === undefined ? undefined : classifyError(error, { method: 'tasks/get' });
+    // A 4xx counts as answered (ok), but a 401 stops the connection until someone signs in.
+    if (classified?.kind === 'auth' && classified.httpStatus === 401) events.refused401(classified);
+    if (ok || !classified) {
       if (failures >= DEGRADED_AFTER) events.news({ degraded: null });
       failures = 0;
       networkFailures = 0;
@@ -69,7 +78,6 @@ export function watchConnection(
     if ((error as { name?: string } | undefined)?.name === 'AbortError') return;
     if (failures === 0) failingSince = Date.now();
     failures++;
-    const classified = classifyError(error, { method: 'tasks/get' });
     if (classified.kind === 'cors-or-network' && ++networkFailures >= UNREACHABLE_AFTER)
       events.networkFailing(classified);
     // One deadline missed is already a receiver not answering; other failures must repeat to count.

@@ -52,9 +52,9 @@ describe('a task whose session ended', () => {
     expect(view.container.textContent).toBe('');
   });
 
-  it('its row’s badge says "session ended" with the status last seen, not "purged"', () => {
+  it('its row’s badge says "session ended" with the status it was last seen in, neither "working" nor "purged"', () => {
     act(() => view.root.render(<StatusBadge status="working" lifecycle="session-ended" />));
-    expect(view.container.textContent).toContain('session ended · working');
+    expect(view.container.textContent).toBe('session ended · was working');
     expect(view.container.textContent).not.toContain('purged');
   });
 });

@@ -53,7 +53,8 @@ export function StatusBadge({ status, lifecycle }: { status: TaskStatus | null; 
         tone="neutral"
         title="It was live in a session that ended, and the receiver does not know it in this one; what was seen is kept"
       >
-        session ended{status ? ` · ${status.replace('_', ' ')}` : ''}
+        {/* Not "working": nothing works on it any more; what it was last seen as is history. */}
+        session ended{status ? ` · was ${status.replace('_', ' ')}` : ''}
       </Badge>
     );
   if (lifecycle === 'unknown')

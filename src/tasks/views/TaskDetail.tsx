@@ -201,7 +201,13 @@ export function TaskDetail({ taskId }: { taskId: string }) {
         <Stat
           label="TTL"
           wide
-          value={<TtlCountdown snapshot={snapshot} purged={task.lifecycle === 'purged'} />}
+          value={
+            <TtlCountdown
+              snapshot={snapshot}
+              purged={task.lifecycle === 'purged'}
+              ended={task.lifecycle === 'session-ended'}
+            />
+          }
         />
         <Stat
           label="pollInterval"

@@ -79,7 +79,11 @@ export const TaskRow = memo(function TaskRow({
           <span className="min-w-0 flex-1 truncate font-mono">{taskId}</span>
         )}
         <span className="shrink-0 whitespace-nowrap">
-          <TaskRowTtl taskId={taskId} purged={task.lifecycle === 'purged'} />
+          <TaskRowTtl
+            taskId={taskId}
+            purged={task.lifecycle === 'purged'}
+            ended={task.lifecycle === 'session-ended'}
+          />
         </span>
       </span>
     </button>

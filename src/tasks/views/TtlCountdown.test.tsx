@@ -38,6 +38,25 @@ describe('TtlCountdown', () => {
     act(() => view.root.render(<TtlCountdown snapshot={snapshot} purged />));
     expect(shown()).toBe('purged — the receiver no longer has this task');
   });
+
+  it('stops counting once the task’s session has ended: nothing holds it to a ttl any more', () => {
+    const createdAtMs = Date.now();
+    const snapshot: TaskSnapshot = {
+      taskId: 't',
+      status: 'working',
+      createdAt: new Date(createdAtMs).toISOString(),
+      createdAtMs,
+      ttl: 60_000,
+      shape: 'flat',
+    };
+    const shown = () => view.container.querySelector('[data-testid="ttl-countdown"]')?.textContent;
+    act(() => view.root.render(<TtlCountdown snapshot={snapshot} purged={false} ended />));
+    expect(shown()).toBe('none left — its session ended');
+    act(() => vi.advanceTimersByTime(5000));
+    expect(shown()).toBe('none left — its session ended');
+    act(() => view.root.render(<TtlCountdown snapshot={snapshot} purged={false} ended compact />));
+    expect(view.container.textContent).toBe('session ended');
+  });
 });
 
 describe('Headline', () => {

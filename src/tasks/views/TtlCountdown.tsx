@@ -8,16 +8,28 @@ import { useTasks } from '../tasks-store';
 interface Props {
   snapshot: TaskSnapshot | undefined;
   purged: boolean;
+  /** Its session ended while it was live: nothing is counting any more, here or at the receiver. */
+  ended?: boolean;
   /** Compact for list rows; full shows the explanation and the clock offset. */
   compact?: boolean;
 }
 
-export function TtlCountdown({ snapshot, purged, compact = false }: Props) {
+export function TtlCountdown({ snapshot, purged, ended = false, compact = false }: Props) {
   const now = useNow();
   const offset = useTasks((s) => s.clockOffsetMs);
   const phase = ttlPhase(snapshot, now, offset, purged);
   let text: string;
   let tone = 'text-slate-600 dark:text-slate-300';
+  if (ended && phase.kind !== 'purged')
+    return (
+      <span
+        className="text-slate-600 dark:text-slate-300"
+        data-testid={compact ? undefined : 'ttl-countdown'}
+        title="Its session ended while it was live: the receiver that held it is gone, so its ttl counts no more"
+      >
+        {compact ? 'session ended' : 'none left — its session ended'}
+      </span>
+    );
   switch (phase.kind) {
     case 'purged':
       text = compact ? 'purged' : 'purged — the receiver no longer has this task';
