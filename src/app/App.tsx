@@ -8,6 +8,7 @@ import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { Splitter } from '../ui/Splitter';
 import { TOOLS_DEFAULT_SHARE, TOOLS_MIN, useLayout } from '../state/layout';
 import { MainPane } from './MainPane';
+import { MainScroller } from './MainScroller';
 import { AppHeader } from './AppHeader';
 import { useKeymap } from '../ui/useKeymap';
 import { ReportCardDialog } from '../report/ReportCardEntry';
@@ -91,9 +92,9 @@ export function App() {
         <Sidebar />
         {/* The traffic drawer takes its height from the main pane alone: the task list keeps all of its. */}
         <div className="flex min-h-0 min-w-0 flex-1 flex-col">
-          <main className="min-h-0 min-w-0 flex-1 overflow-y-auto">
+          <MainScroller>
             <MainPane />
-          </main>
+          </MainScroller>
           <ErrorBoundary label="The traffic drawer">
             <TrafficDrawer />
           </ErrorBoundary>
