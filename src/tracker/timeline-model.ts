@@ -98,6 +98,17 @@ export const RESULT_NAME = {
   '2026-07-28': 'result in tasks/get',
 } as const;
 
+/** What a 2026-07-28 cancel acknowledgement says: an answer without a status, which is not a fault. */
+export const CANCEL_ACKNOWLEDGED =
+  'tasks/cancel acknowledged: the receiver may still go on, and a push or the next poll shows what it does';
+
+/** A cancel answered without a task and without a fault: the 2026-07-28 acknowledgement. */
+export const isCancelAcknowledgement = (entry: TimelineEntry): boolean =>
+  entry.kind === 'observation' &&
+  entry.source === 'cancel' &&
+  entry.status === null &&
+  entry.warnings.length === 0;
+
 const ordinal = (n: number) => {
   const s = ['th', 'st', 'nd', 'rd'];
   const v = n % 100;
@@ -244,9 +255,11 @@ export function buildTimeline(task: TrackedTask, now: number, context: TimelineC
         else parts.push(`at ${formatClock(entry.at, { millis: true })}`);
         if (entry.intervalMs !== undefined) parts.push(`interval in force ${entry.intervalMs} ms`);
         if (entry.pollInterval !== undefined) parts.push(`pollInterval ${entry.pollInterval} ms`);
-        parts.push(
-          `answer: ${entry.status ?? 'unusable status'}${entry.statusMessage ? ` — ${entry.statusMessage}` : ''}`,
-        );
+        if (isCancelAcknowledgement(entry)) parts.push(CANCEL_ACKNOWLEDGED);
+        else
+          parts.push(
+            `answer: ${entry.status ?? 'unusable status'}${entry.statusMessage ? ` — ${entry.statusMessage}` : ''}`,
+          );
         marks.push({ kind, at: entry.sentAt ?? entry.at, detail: parts.join(' · ') });
         if (entry.warnings.length > 0) {
           marks.push({
