@@ -62,6 +62,8 @@ export interface TimelineModel {
   unobserved?: Unobserved;
   /** The drawn range: the observed span widened for the unobserved time and a TTL deadline near it. */
   view: { start: number; end: number };
+  /** The TTL deadline when it lies too far past the drawn range to draw to scale (its mark sits at the edge). */
+  deadlineBeyond?: number;
 }
 
 /** What the timeline knows about the task beyond its entries, both on the local clock. */
@@ -344,5 +346,15 @@ export function buildTimeline(task: TrackedTask, now: number, context: TimelineC
       });
     }
   }
-  return { start, end, segments, marks, pollSteps: pollSteps(task.entries, end), unobserved, view };
+  const beyond = marks.some((m) => m.kind === 'ttl' && m.at !== deadline) ? deadline : undefined;
+  return {
+    start,
+    end,
+    segments,
+    marks,
+    pollSteps: pollSteps(task.entries, end),
+    unobserved,
+    view,
+    ...(beyond !== undefined && { deadlineBeyond: beyond }),
+  };
 }
