@@ -222,8 +222,9 @@ export function TrafficDrawer() {
         <Splitter
           axis="y"
           grow="backward"
-          size={() =>
-            height ?? sectionRef.current?.getBoundingClientRect().height ?? DEFAULT_DRAWER_HEIGHT.min
+          // Until resized, measured: its default is a share of the window.
+          size={
+            height ?? (() => sectionRef.current?.getBoundingClientRect().height ?? DEFAULT_DRAWER_HEIGHT.min)
           }
           setSize={setHeight}
           label="Resize the traffic drawer"
