@@ -6,8 +6,9 @@ import { TaskList } from '../tasks/views/TaskList';
 import { TrafficDrawer } from '../traffic/TrafficDrawer';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { Splitter } from '../ui/Splitter';
-import { TOOLS_DEFAULT_SHARE, TOOLS_MIN, useLayout } from '../state/layout';
+import { TOOLS_MIN, useLayout } from '../state/layout';
 import { MainPane } from './MainPane';
+import { MainScroller } from './MainScroller';
 import { AppHeader } from './AppHeader';
 import { useKeymap } from '../ui/useKeymap';
 import { ReportCardDialog } from '../report/ReportCardEntry';
@@ -16,6 +17,13 @@ import { StdioConsole } from '../stdio/StdioConsole';
 
 /** The task list keeps at least this much of the sidebar, however tall the tools' split is made. */
 const TASKS_MIN = '18rem';
+/**
+ * Until the split is dragged, the task list asks for room for eight rows (its toolbar included) and the
+ * tools take their own height in what is left: the tools give way first, down to TOOLS_MIN, and any height
+ * beyond both goes to the task list.
+ */
+const TASKS_ROOM = '31rem';
+const TOOLS_YIELD = 100;
 
 /**
  * The sidebar: the receiver as one line (unfolded on demand), the tools in a split of their own that
@@ -44,9 +52,11 @@ function Sidebar() {
         <StdioConsole />
         <div
           ref={toolsRef}
-          className="flex min-h-0 shrink-0 flex-col"
+          className="flex min-h-0 flex-col"
           style={{
-            height: toolsHeight ?? `${TOOLS_DEFAULT_SHARE * 100}%`,
+            ...(toolsHeight === undefined
+              ? { flex: `0 ${TOOLS_YIELD} auto` }
+              : { height: toolsHeight, flexShrink: 0 }),
             minHeight: TOOLS_MIN,
             maxHeight: `calc(100% - ${TASKS_MIN})`,
           }}
@@ -67,7 +77,7 @@ function Sidebar() {
           label="Resize the tools and the task list"
           testId="tools-resize"
         />
-        <div className="flex min-h-0 flex-1 flex-col">
+        <div className="flex min-h-0 flex-col" style={{ flex: `1 1 ${TASKS_ROOM}` }}>
           <ErrorBoundary label="The task list">
             <TaskList />
           </ErrorBoundary>
@@ -91,9 +101,9 @@ export function App() {
         <Sidebar />
         {/* The traffic drawer takes its height from the main pane alone: the task list keeps all of its. */}
         <div className="flex min-h-0 min-w-0 flex-1 flex-col">
-          <main className="min-h-0 min-w-0 flex-1 overflow-y-auto">
+          <MainScroller>
             <MainPane />
-          </main>
+          </MainScroller>
           <ErrorBoundary label="The traffic drawer">
             <TrafficDrawer />
           </ErrorBoundary>

@@ -9,6 +9,7 @@ import { Waterfall } from '../tasks/views/Waterfall';
 import { InboxView } from '../inbox/InboxView';
 import { EmptyState } from '../ui/Panel';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
+import { DemoTraceLink } from '../ui/DemoTraceLink';
 import { useSelection } from '../state/selection';
 import { useTasks } from '../tasks/tasks-store';
 import { ConnectionProblem } from '../connection/ConnectionProblem';
@@ -29,10 +30,17 @@ function ToolPane({ name }: { name: string }) {
 
 export function MainPane() {
   const selection = useSelection((s) => s.selection);
+  const replaying = useReplay((s) => s.connectionId !== undefined);
   // A new selection starts with a fresh boundary: one broken task must not keep the pane broken.
   return (
     <ErrorBoundary key={JSON.stringify(selection)} label="This view">
       <SelectedPane />
+      {/* The recorded demo stays a click away once there is history (the empty task list offers it too). */}
+      {selection.kind === 'none' && !replaying && (
+        <p className="pb-6 text-center text-sm">
+          <DemoTraceLink testId="demo-trace-welcome" />
+        </p>
+      )}
     </ErrorBoundary>
   );
 }

@@ -153,21 +153,13 @@ export class TasksApi2026 {
   }
 
   /**
-   * tasks/cancel is only an acknowledgement in 2026-07-28; the next poll at the task's own interval shows
-   * where it stands (no extra request: the poll discipline is the same as for 2025-11-25).
+   * tasks/cancel is only an acknowledgement in 2026-07-28 (an empty result, as the protocol has it: no
+   * warning); a push or the next poll at the task's own interval shows where it stands (no extra request:
+   * the poll discipline is the same as for 2025-11-25).
    */
   async cancelTask(taskId: string): Promise<Normalised<TaskSnapshot | null>> {
     await this.session.request('tasks/cancel', { taskId });
-    return {
-      value: null,
-      warnings: [
-        {
-          code: 'newer-protocol',
-          message:
-            'tasks/cancel acknowledged; on 2026-07-28 the receiver may still go on, and the next poll shows what it does',
-        },
-      ],
-    };
+    return { value: null, warnings: [] };
   }
 
   listTasks(): Promise<never> {

@@ -52,7 +52,7 @@ export function pushesConsistent(ctx: Context): Judgement {
     id: 'pushes-consistent',
     observations: n,
     offences,
-    passReason: `${n} status push(es), none contradicted by a poll.`,
+    passReason: `${count(n, 'status push', 'status pushes')}, none contradicted by a poll.`,
     brokenReason: (k) => `${count(k, 'task')} had a status push that the next poll contradicted.`,
     unobservedReason: 'No status push received.',
   };
@@ -78,7 +78,7 @@ export function pushesSent(ctx: Context): Judgement {
     id: 'pushes-sent',
     observations: pushes + changes,
     offences: pushes === 0 && firstChange ? [firstChange] : [],
-    passReason: `${pushes} status push(es) received.`,
+    passReason: `${count(pushes, 'status push', 'status pushes')} received.`,
     brokenReason: () =>
       `No status push for ${count(changes, 'status change')}: the receiver is followed by polling alone (allowed).`,
     unobservedReason: 'No status change seen yet.',

@@ -10,7 +10,7 @@ import { isTerminal } from '../mcp';
 import type { ObservationEntry, ResultEntry } from '../tracker/task-store';
 import { answered, askedAt, offence, terminal, type Context, type Found, type Judgement } from './evidence';
 import { fmt } from './status-rules';
-import { count } from './words';
+import { count, its } from './words';
 
 export * from './push-rules';
 export * from './status-rules';
@@ -77,7 +77,7 @@ export function pollIntervalStable(ctx: Context): Judgement {
     id: 'poll-interval-stable',
     observations: n,
     offences,
-    passReason: `pollInterval was sane and steady over ${n} answers.`,
+    passReason: `pollInterval was sane and steady over ${count(n, 'answer')}.`,
     brokenReason: (k) => `${count(k, 'task')} had a pollInterval that was absurd or changed on most answers.`,
   };
 }
@@ -118,7 +118,7 @@ export function resultAfterTerminal(ctx: Context): Judgement {
     passReason: `${count(n, 'result')}, each only once its task had ended.`,
     brokenReason: (k) =>
       ctx.era === '2026-07-28'
-        ? `${count(k, 'completed task')} came without their result.`
+        ? `${count(k, 'completed task')} came without ${its(k)} result.`
         : `${count(k, 'task')} had tasks/result answered before the task ended.`,
     unobservedReason: 'No result fetched yet.',
   };

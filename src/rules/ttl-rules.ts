@@ -4,7 +4,7 @@
  */
 import { isObject } from '../mcp';
 import { offence, terminal, type Context, type Found, type Judgement, type TaskView } from './evidence';
-import { count, was } from './words';
+import { count, its, was } from './words';
 
 /**
  * A purge this much before the ttl ran out is still "on time": latency and the clock estimate (at least 1 s),
@@ -87,7 +87,7 @@ export function ttlNotPurgedEarly(ctx: Context): Judgement {
     observations: n,
     offences,
     passReason: `${count(n, 'task')} purged, each only after its ttl ran out.`,
-    brokenReason: (k) => `${count(k, 'task')} ${was(k)} gone (-32602) before their ttl ran out.`,
+    brokenReason: (k) => `${count(k, 'task')} ${was(k)} gone (-32602) before ${its(k)} ttl ran out.`,
     unobservedReason: 'No task was purged while Taskscope watched.',
   };
 }
@@ -109,7 +109,7 @@ export function ttlNotKeptBeyond(ctx: Context): Judgement {
         offence(
           view.task.taskId,
           far.at,
-          `still answered ${Math.round((far.at - expires) / 1000)} s after its ttl ran out`,
+          `the receiver still kept it ${Math.round((far.at - expires) / 1000)} s after its ttl ran out (createdAt + ttl)`,
         ),
       );
   }
@@ -118,7 +118,9 @@ export function ttlNotKeptBeyond(ctx: Context): Judgement {
     observations: n,
     offences,
     passReason: `Expired tasks were cleaned up promptly (${count(n, 'look')} after expiry).`,
-    brokenReason: (k) => `${count(k, 'task')} ${was(k)} still there well after their ttl ran out.`,
+    // Whose doing it is: the receiver's. Keeping a task a while is allowed; cleaning up promptly is a SHOULD.
+    brokenReason: (k) =>
+      `The receiver kept ${count(k, 'task')} well after ${its(k)} ttl ran out: receivers SHOULD clean up expired tasks promptly (a while is allowed).`,
     unobservedReason: 'No task was asked about after its ttl ran out.',
   };
 }

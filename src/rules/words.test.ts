@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { count, was } from './words';
+import { count, its, was } from './words';
 
 describe('counts in the card’s reasons', () => {
   it('say one and many as prose', () => {
@@ -9,5 +9,9 @@ describe('counts in the card’s reasons', () => {
     expect(count(2, 'nextCursor')).toBe('2 nextCursors');
     expect(`${count(1, 'cancel')} ${was(1)} refused`).toBe('1 cancel was refused');
     expect(`${count(2, 'cancel')} ${was(2)} refused`).toBe('2 cancels were refused');
+    expect(`${count(1, 'task')} ${was(1)} gone before ${its(1)} ttl`).toBe('1 task was gone before its ttl');
+    expect(`${count(2, 'task')} ${was(2)} gone before ${its(2)} ttl`).toBe(
+      '2 tasks were gone before their ttl',
+    );
   });
 });

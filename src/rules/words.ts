@@ -5,3 +5,6 @@ export function count(n: number, one: string, many = `${one}s`): string {
 
 /** The verb after a count: "1 task was", "2 tasks were". */
 export const was = (n: number): string => (n === 1 ? 'was' : 'were');
+
+/** The possessive after a count: "1 task … its ttl", "2 tasks … their ttl". */
+export const its = (n: number): string => (n === 1 ? 'its' : 'their');

@@ -4,13 +4,12 @@ import { persist } from 'zustand/middleware';
 /** The sidebar's width: wide enough for a task row's badges and time, never most of the window. */
 export const SIDEBAR_MIN = 240;
 export const SIDEBAR_MAX = 560;
-/** The tools' split: a header and a row or two at least; its default leaves the task list most rows. */
+/** The tools' split: a header and a row or two at least (its default height: app/App.tsx). */
 export const TOOLS_MIN = 72;
-export const TOOLS_DEFAULT_SHARE = 0.2;
 
 export interface LayoutState {
   sidebarWidth: number;
-  /** The tools' split in px, or undefined for its default share of the sidebar's height. */
+  /** The tools' split in px, or undefined for its default (the tools' own height, as the task list allows). */
   toolsHeight?: number;
   /** The receiver card shown whole; by default it is one line once connected. */
   receiverOpen: boolean;

@@ -93,6 +93,24 @@ describe('ToolList', () => {
     expect(view.container.textContent).toContain('No tool matches “no such tool anywhere”.');
   });
 
+  it('lists the tools that run as tasks first, under a heading and each with a marker, the plain ones after', () => {
+    expect(shown()).toEqual([
+      'tool-trigger-long-running-operation',
+      'tool-ask_user',
+      'tool-echo',
+      'tool-get-env',
+    ]);
+    const headings = [...view.container.querySelectorAll('[data-testid="tool-group"]')];
+    expect(headings.map((h) => h.textContent)).toEqual(['Run as tasks (2)', 'Plain calls only (2)']);
+    const marked = [...view.container.querySelectorAll('[data-testid="task-tool-marker"]')].map(
+      (m) => m.closest('button')?.dataset.testid,
+    );
+    expect(marked).toEqual(['tool-trigger-long-running-operation', 'tool-ask_user']);
+    // A search that leaves one group draws no headings.
+    type('echo');
+    expect(view.container.querySelector('[data-testid="tool-group"]')).toBeNull();
+  });
+
   it('empties the search on Escape before Escape closes anything', () => {
     type('echo');
     const escape = new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true });

@@ -1,6 +1,6 @@
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Search, Wrench } from 'lucide-react';
+import { ListTodo, Search, Wrench } from 'lucide-react';
 import { useConnection } from '../state/connection';
 import { useSelection } from '../state/selection';
 import { classifyError } from '../mcp';
@@ -11,6 +11,7 @@ import { EmptyState, ErrorNote, Panel } from '../ui/Panel';
 import { toolsQuery } from './queries';
 import { TaskSupportBadge } from './TaskSupportBadge';
 import { matchesTool } from './tool-search';
+import { runsAsTask, taskToolsFirst } from './tool-order';
 
 export function ToolList() {
   const { id, status } = useConnection();
@@ -70,6 +71,15 @@ export function ToolList() {
     );
   }
   const shown = list.filter((tool) => matchesTool(tool, query));
+  // Tools that run as tasks come first, under a heading of their own when some do not.
+  const { tasks, plain } = taskToolsFirst(shown);
+  const groups =
+    tasks.length > 0 && plain.length > 0
+      ? [
+          { title: 'Run as tasks', tools: tasks },
+          { title: 'Plain calls only', tools: plain },
+        ]
+      : [{ title: undefined, tools: [...tasks, ...plain] }];
   const onSearchKey = (event: KeyboardEvent<HTMLInputElement>) => {
     const list = event.currentTarget
       .closest('[data-tool-list-root]')
@@ -125,25 +135,48 @@ export function ToolList() {
             <p className="px-3 py-2 text-xs text-slate-500">No tool matches “{query.trim()}”.</p>
           ) : (
             <ul className="py-1" data-testid="tool-list" ref={listRef}>
-              {shown.map((tool) => {
-                const active = selection.kind === 'tool' && selection.name === tool.name;
-                return (
-                  <li key={tool.name}>
-                    <button
-                      type="button"
-                      onClick={() => select({ kind: 'tool', name: tool.name })}
-                      title={tool.description}
-                      aria-current={active ? 'true' : undefined}
-                      data-keynav-item
-                      className={`flex w-full items-center justify-between gap-2 px-3 py-1.5 text-left text-sm hover:bg-slate-100 focus-visible:ring-inset dark:hover:bg-slate-900 ${focusRing} ${active ? 'bg-sky-50 dark:bg-sky-950/40' : ''}`}
-                      data-testid={`tool-${tool.name}`}
-                    >
-                      <span className="min-w-0 truncate font-mono text-xs">{tool.name}</span>
-                      <TaskSupportBadge support={tool.taskSupport} />
-                    </button>
+              {groups.map(({ title, tools: group }) => [
+                title && (
+                  <li
+                    key={`group ${title}`}
+                    className="px-3 pt-1.5 pb-0.5 text-[11px] font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400"
+                    data-testid="tool-group"
+                  >
+                    {title} ({group.length})
                   </li>
-                );
-              })}
+                ),
+                ...group.map((tool) => {
+                  const active = selection.kind === 'tool' && selection.name === tool.name;
+                  return (
+                    <li key={tool.name}>
+                      <button
+                        type="button"
+                        onClick={() => select({ kind: 'tool', name: tool.name })}
+                        title={tool.description}
+                        aria-current={active ? 'true' : undefined}
+                        data-keynav-item
+                        className={`flex w-full items-center justify-between gap-2 px-3 py-1.5 text-left text-sm hover:bg-slate-100 focus-visible:ring-inset dark:hover:bg-slate-900 ${focusRing} ${active ? 'bg-sky-50 dark:bg-sky-950/40' : ''}`}
+                        data-testid={`tool-${tool.name}`}
+                      >
+                        <span className="flex min-w-0 items-center gap-1.5">
+                          {runsAsTask(tool) ? (
+                            <ListTodo
+                              size={12}
+                              className="shrink-0 text-sky-600 dark:text-sky-400"
+                              aria-hidden
+                              data-testid="task-tool-marker"
+                            />
+                          ) : (
+                            <span className="w-3 shrink-0" aria-hidden />
+                          )}
+                          <span className="min-w-0 truncate font-mono text-xs">{tool.name}</span>
+                        </span>
+                        <TaskSupportBadge support={tool.taskSupport} />
+                      </button>
+                    </li>
+                  );
+                }),
+              ])}
             </ul>
           )}
           {warnings.length > 0 && (

@@ -220,6 +220,7 @@ describe('the TTL deadline mark', () => {
     expect(mark?.at).toBe(2000);
     expect(mark?.detail).toMatch(/58 s past the right edge/);
     expect(model.view).toEqual({ start: 0, end: 2000 });
+    expect(model.deadlineBeyond).toBe(60_000);
   });
 
   it('drawn where it lay, however far, when that is the point (a task purged 5 s before it)', () => {

@@ -63,6 +63,8 @@ export interface TimelineModel {
   unobserved?: Unobserved;
   /** The drawn range: the observed span widened for the unobserved time and a TTL deadline near it. */
   view: { start: number; end: number };
+  /** The TTL deadline when it lies too far past the drawn range to draw to scale (its mark sits at the edge). */
+  deadlineBeyond?: number;
 }
 
 /** What the timeline knows about the task beyond its entries, both on the local clock. */
@@ -98,6 +100,17 @@ export const RESULT_NAME = {
   '2025-11-25': 'tasks/result',
   '2026-07-28': 'result in tasks/get',
 } as const;
+
+/** What a 2026-07-28 cancel acknowledgement says: an answer without a status, which is not a fault. */
+export const CANCEL_ACKNOWLEDGED =
+  'tasks/cancel acknowledged: the receiver may still go on, and a push or the next poll shows what it does';
+
+/** A cancel answered without a task and without a fault: the 2026-07-28 acknowledgement. */
+export const isCancelAcknowledgement = (entry: TimelineEntry): boolean =>
+  entry.kind === 'observation' &&
+  entry.source === 'cancel' &&
+  entry.status === null &&
+  entry.warnings.length === 0;
 
 const ordinal = (n: number) => {
   const s = ['th', 'st', 'nd', 'rd'];
@@ -246,9 +259,11 @@ export function buildTimeline(task: TrackedTask, now: number, context: TimelineC
         else parts.push(`at ${formatClock(entry.at, { millis: true })}`);
         if (entry.intervalMs !== undefined) parts.push(`interval in force ${entry.intervalMs} ms`);
         if (entry.pollInterval !== undefined) parts.push(`pollInterval ${entry.pollInterval} ms`);
-        parts.push(
-          `answer: ${entry.status ?? 'unusable status'}${entry.statusMessage ? ` — ${entry.statusMessage}` : ''}`,
-        );
+        if (isCancelAcknowledgement(entry)) parts.push(CANCEL_ACKNOWLEDGED);
+        else
+          parts.push(
+            `answer: ${entry.status ?? 'unusable status'}${entry.statusMessage ? ` — ${entry.statusMessage}` : ''}`,
+          );
         marks.push({ kind, at: entry.sentAt ?? entry.at, detail: parts.join(' · ') });
         if (entry.warnings.length > 0) {
           marks.push({
@@ -333,5 +348,15 @@ export function buildTimeline(task: TrackedTask, now: number, context: TimelineC
       });
     }
   }
-  return { start, end, segments, marks, pollSteps: pollSteps(task.entries, end), unobserved, view };
+  const beyond = marks.some((m) => m.kind === 'ttl' && m.at !== deadline) ? deadline : undefined;
+  return {
+    start,
+    end,
+    segments,
+    marks,
+    pollSteps: pollSteps(task.entries, end),
+    unobserved,
+    view,
+    ...(beyond !== undefined && { deadlineBeyond: beyond }),
+  };
 }

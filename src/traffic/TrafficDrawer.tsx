@@ -6,6 +6,7 @@ import { restoreFocus } from '../ui/keymap';
 import { useEscapeLayer, useShortcut } from '../ui/useKeymap';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import {
+  DEFAULT_DRAWER_HEIGHT,
   TRAFFIC_BYTE_CAP,
   clearTrafficLog,
   useTraffic,
@@ -204,7 +205,15 @@ export function TrafficDrawer() {
     <section
       ref={sectionRef}
       className="flex shrink-0 flex-col border-t border-slate-200 dark:border-slate-800"
-      style={open ? { height, maxHeight: `calc(100vh - ${ROOM_ABOVE})` } : undefined}
+      style={
+        open
+          ? {
+              height: height ?? DEFAULT_DRAWER_HEIGHT.share,
+              minHeight: height === undefined ? DEFAULT_DRAWER_HEIGHT.min : undefined,
+              maxHeight: `calc(100vh - ${ROOM_ABOVE})`,
+            }
+          : undefined
+      }
       aria-label="Traffic"
       data-testid="traffic-drawer"
       data-open={open}
@@ -213,7 +222,10 @@ export function TrafficDrawer() {
         <Splitter
           axis="y"
           grow="backward"
-          size={height}
+          // Until resized, measured: its default is a share of the window.
+          size={
+            height ?? (() => sectionRef.current?.getBoundingClientRect().height ?? DEFAULT_DRAWER_HEIGHT.min)
+          }
           setSize={setHeight}
           label="Resize the traffic drawer"
           testId="traffic-resize"

@@ -118,14 +118,15 @@ export function useTrafficMirror(): void {
 
 const HEIGHT_KEY = 'taskscope.trafficHeight';
 export const MIN_DRAWER_HEIGHT = 120;
-export const DEFAULT_DRAWER_HEIGHT = 260;
+/** Until resized, the drawer opens this tall: room for a message's request and answer side by side. */
+export const DEFAULT_DRAWER_HEIGHT = { share: '45vh', min: 320 } as const;
 
-function storedHeight(): number {
+function storedHeight(): number | undefined {
   try {
-    const value = Number(globalThis.localStorage?.getItem(HEIGHT_KEY));
-    return Number.isFinite(value) && value >= MIN_DRAWER_HEIGHT ? value : DEFAULT_DRAWER_HEIGHT;
+    const value = Number(globalThis.localStorage?.getItem(HEIGHT_KEY) ?? NaN);
+    return Number.isFinite(value) && value >= MIN_DRAWER_HEIGHT ? value : undefined;
   } catch {
-    return DEFAULT_DRAWER_HEIGHT;
+    return undefined;
   }
 }
 
@@ -136,7 +137,8 @@ interface TrafficViewState {
   selected: number | null;
   /** Keep the newest row in view as rows come (never while a row is open). */
   follow: boolean;
-  height: number;
+  /** In px once resized (remembered); undefined for DEFAULT_DRAWER_HEIGHT. */
+  height: number | undefined;
   setOpen: (open: boolean | ((open: boolean) => boolean)) => void;
   setFilter: (change: Partial<TrafficFilter>) => void;
   select: (n: number | null) => void;

@@ -79,6 +79,17 @@ test('layout in both themes at 1280×800 and 1920×1080: a large result and the 
     expect(panels.drawer.y).toBeGreaterThanOrEqual(panels.main.y + panels.main.height - 0.5);
     // The receiver card, folded, is one line of the sidebar.
     expect((await box(page, '[data-testid="receiver-section"]')).height, at).toBeLessThan(48);
+    // The tools take their own height while the task list keeps room for eight rows: at 1080 px every demo
+    // tool is in view, where a fixed fifth of the sidebar showed four of them.
+    if (height >= 1080) {
+      const tools = await page.getByTestId('tool-list').evaluate((list) => {
+        const scroller = list.parentElement!.getBoundingClientRect();
+        const rows = [...list.querySelectorAll('button')].map((b) => b.getBoundingClientRect());
+        const inView = rows.filter((r) => r.top >= scroller.top - 0.5 && r.bottom <= scroller.bottom + 0.5);
+        return { all: rows.length, inView: inView.length };
+      });
+      expect(tools.inView, `${at}: tools in view`).toBe(tools.all);
+    }
 
     // Keyboard focus on a button shows a ring it does not have otherwise.
     await page.getByLabel('Receiver URL').focus();

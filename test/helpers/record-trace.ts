@@ -144,7 +144,7 @@ export async function recordDemoFlow(): Promise<Trace> {
     await sleep(1500);
     await rec.engine.bridge.request({ type: 'cancel', taskId: long });
     await rec.allEnded(20_000);
-    // The short-ttl task is purged a few seconds after it completed: wait for the probe that finds out.
+    // The short-ttl task is purged at its ttl (8 s after it was created): wait for the probe that finds out.
     const deadline = Date.now() + 12_000;
     while (
       Date.now() < deadline &&

@@ -298,7 +298,7 @@ describe('2026-07-28 demo receiver over raw HTTP', () => {
     });
   });
 
-  it('short_ttl_job keeps its ttlMs and is gone (-32602 expired) ttlMs after it completed', async () => {
+  it('short_ttl_job keeps its ttlMs and is gone (-32602 expired) ttlMs after it was created', async () => {
     const created = await createTask(demo.url, 'short_ttl_job', { ttlMs: 1000, durationMs: 100 });
     expect(created.ttlMs).toBe(1000);
     const { last } = await pollUntil(demo.url, created, terminal);

@@ -91,6 +91,35 @@ describe('demo receiver, end to end over Streamable HTTP', () => {
     }
   });
 
+  it('purges a finished task at createdAt + ttl, not a ttl after it ended (the healthy receiver keeps none beyond)', async () => {
+    const session = await McpSession.connect({ url: receiver.url });
+    try {
+      const api = new TasksApi(session);
+      const { tools } = await api.listTools();
+      const short = tools.find((t) => t.name === 'short_ttl_job')!;
+      // Runs 1.5 s of its 2 s: the SDK's own store would keep it until 3.5 s after creation.
+      const { value: created } = await api.createTask(short, { ttlMs: 2000, durationMs: 1500 });
+      const history = await followToEnd(api, created!);
+      expect(history.at(-1)).toMatchObject({ status: 'completed', ttl: 2000 });
+      const { value: result } = await api.getTaskResult(created!.taskId);
+      expect(result.isError).toBe(false);
+      // Asked every 100 ms until it is gone (at most 5 s).
+      let goneAt: number | undefined;
+      for (let i = 0; i < 50 && goneAt === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const error = await api.getTask(created!.taskId, history.at(-1)).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        if (error) goneAt = Date.now();
+      }
+      expect(goneAt).toBeDefined();
+      expect(goneAt! - Date.parse(created!.createdAt!)).toBeLessThan(3000);
+    } finally {
+      await session.close();
+    }
+  });
+
   it('refuses a task for a forbidden tool before sending anything', async () => {
     const session = await McpSession.connect({ url: receiver.url });
     try {

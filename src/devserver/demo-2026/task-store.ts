@@ -194,9 +194,8 @@ export class DemoTaskStore2026 {
   private finish(entry: Entry, patch: Partial<DetailedTask>): void {
     entry.pending.clear();
     this.mutate(entry, { ...patch, inputRequests: undefined });
-    // Stops the work (a cancelled task's timers, a question nobody will answer) before its ttl restarts.
+    // Stops the work (a cancelled task's timers, a question nobody will answer); its ttl runs on.
     entry.controller.abort();
-    this.scheduleExpiry(entry);
   }
 
   private mutate(entry: Entry, patch: Partial<DetailedTask>): void {
@@ -217,9 +216,8 @@ export class DemoTaskStore2026 {
   }
 
   /**
-   * As the 2025 SDK store does: a task is purged ttl after creation while it runs, and ttl after it ended
-   * once it has. ttlMs on the wire stays as created, so the purge of a finished task comes later than
-   * createdAt + ttlMs, never earlier.
+   * A task is purged at createdAt + ttlMs, running or ended: the protocol's ttl counts from creation, and
+   * the healthy demo keeps no task beyond it.
    */
   private scheduleExpiry(entry: Entry): void {
     if (entry.expiry) clearTimeout(entry.expiry);

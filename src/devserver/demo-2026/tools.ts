@@ -141,7 +141,7 @@ export function registerDemoTools2026(
       pollIntervalMs: 500,
       work: async (task) => {
         await task.sleep(durationMs);
-        task.complete(text(`Done. This task is purged ${ttlMs} ms after it completed.`));
+        task.complete(text(`Done. This task is purged ${ttlMs} ms after it was created.`));
       },
     }),
   });

@@ -162,7 +162,7 @@ function registerLifecycleTools(server: McpServer, store: DemoTaskStore): void {
           await extra.taskStore.storeTaskResult(
             task.taskId,
             'completed',
-            text(`Done. This task is purged ${ttlMs} ms after it completed.`),
+            text(`Done. This task is purged ${ttlMs} ms after it was created.`),
           );
         });
         return { task };

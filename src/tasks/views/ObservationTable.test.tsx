@@ -8,7 +8,7 @@ import { ObservationTable } from './ObservationTable';
 
 /**
  * The observations of a 2026-07-28 task as the engine records them (test/integration/dialect-2026.test.ts: the
- * cancel acknowledged with its note), drawn in the task's table.
+ * cancel acknowledged by an empty answer, then confirmed), drawn in the task's table.
  */
 const view = reactRoot();
 beforeEach(() => {
@@ -31,9 +31,7 @@ const obs = (at: number, over: Partial<ObservationEntry>): ObservationEntry => (
 });
 
 describe('the observation table', () => {
-  it('shows each new statusMessage, and says on the cancel that the receiver may still go on', () => {
-    const note =
-      'tasks/cancel acknowledged; on 2026-07-28 the receiver may still go on, and the next poll shows what it does';
+  it('shows each new statusMessage, and reads the cancel as acknowledged (the receiver may still go on), no warning', () => {
     const task = newTrackedTask({
       taskId: 't',
       connectionId: 1,
@@ -44,7 +42,7 @@ describe('the observation table', () => {
         obs(1000, { source: 'create', status: 'working', statusMessage: 'Step 1/2: v2' }),
         obs(1500, { status: 'working', statusMessage: 'Step 1/2: v2' }),
         obs(2000, { status: 'working', statusMessage: 'Step 2/2: v2' }),
-        obs(2100, { source: 'cancel', warnings: [{ code: 'newer-protocol', message: note }] }),
+        obs(2100, { source: 'cancel' }),
         obs(2500, { status: 'cancelled', statusMessage: 'Step 2/2: v2' }),
       ],
     });
@@ -55,7 +53,10 @@ describe('the observation table', () => {
     // Newest first; a statusMessage is shown where it changed, not on every repeat.
     expect(text[0]).toContain('cancelled');
     expect(text[0]).not.toContain('Step');
+    expect(text[1]).toContain('acknowledged');
     expect(text[1]).toContain('may still go on');
+    expect(text[1]).not.toContain('⚠');
+    expect(text[1]).not.toContain('(ignored)');
     expect(text[2]).toContain('Step 2/2: v2');
     expect(text[3]).not.toContain('Step');
     expect(text[4]).toContain('Step 1/2: v2');

@@ -4,7 +4,7 @@ import type { TrackedTask } from '../../tracker/task-store';
 import { formatClock, formatMs } from '../../format/time';
 import { CopyButton } from '../../ui/CopyButton';
 import { observationsText, statusCell, tableRows } from './observation-text';
-import { RESULT_NAME } from '../../tracker/timeline-model';
+import { CANCEL_ACKNOWLEDGED, isCancelAcknowledgement, RESULT_NAME } from '../../tracker/timeline-model';
 import { useConnection } from '../../state/connection';
 
 const time = (ms: number) => formatClock(ms, { millis: true });
@@ -119,6 +119,11 @@ export function ObservationTable({ task, focusAt }: { task: TrackedTask; focusAt
                   </td>
                   <td className="px-2 py-1 break-words whitespace-pre-wrap">
                     {entry.kind === 'observation' && (changed ? entry.statusMessage : '')}
+                    {isCancelAcknowledgement(entry) && (
+                      <span className="text-slate-500" data-testid="cancel-acknowledged">
+                        {CANCEL_ACKNOWLEDGED}
+                      </span>
+                    )}
                     {entry.kind === 'input' && entry.detail}
                     {entry.kind === 'progress' && entry.message}
                     {entry.kind === 'log' && (

@@ -248,6 +248,32 @@ describe('the task detail, drawn from a record', () => {
     expect(edge.style.left).toBe('100%');
   });
 
+  it('scales a completed task’s timeline to its run, and says its ttl apart instead of squeezing the run', () => {
+    vi.useFakeTimers({ now: T0 + 10_000, toFake: ['Date'] });
+    // A 6 s run with a 60 s ttl: drawn to the deadline, the run would be its first tenth.
+    show(
+      {
+        status: 'completed',
+        lifecycle: 'terminal',
+        entries: [
+          obs(T0, 'working', { source: 'create', sentAt: T0 - 10 }),
+          obs(T0 + 3000, 'working', { sentAt: T0 + 2990 }),
+          obs(T0 + 6000, 'completed', { sentAt: T0 + 5990 }),
+        ],
+      },
+      { createdAtMs: T0, ttl: 60_000 },
+    );
+    const polls = [
+      ...view.container.querySelectorAll<HTMLElement>('[data-testid="timeline"] [data-mark="poll"]'),
+    ];
+    expect(parseFloat(polls.at(-1)!.style.left)).toBeGreaterThan(90);
+    const edge = view.container.querySelector<HTMLElement>('[data-testid="timeline"] [data-mark="ttl"]')!;
+    expect(edge.style.left).toBe('100%');
+    expect($('ttl-beyond')?.textContent).toMatch(
+      /^TTL deadline → \d\d:\d\d:\d\d\.\d{3}, 54 s past the right edge \(the receiver may purge it in 50 s\)$/,
+    );
+  });
+
   it('draws the time before a late first sight as not observed, before the ended status, which claims no length', () => {
     // Listed 1.2 s after the receiver created it, already completed.
     show(

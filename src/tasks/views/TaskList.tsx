@@ -15,13 +15,7 @@ import type { ListFilter } from '../../tracker/list-filter';
 import { formatMs } from '../../format/time';
 import { AUTO_TRACK_PER_MINUTE } from '../../tracker/limits';
 import { TaskRow } from './TaskRow';
-import { focusRing } from '../../ui/Button';
-
-/**
- * The recorded demo flow shipped in public/ (npm run trace:demo writes it), at the speed it was recorded:
- * a newcomer watches it happen, with its most telling task open.
- */
-const DEMO_TRACE_LINK = `/?trace=${encodeURIComponent('/demo-trace.json')}&speed=1`;
+import { DemoTraceLink } from '../../ui/DemoTraceLink';
 
 /** Two lines of text and their padding: with the drawer open, 1024×700 still shows eight rows. */
 const ROW_HEIGHT = 44;
@@ -219,14 +213,7 @@ export function TaskList() {
           {total === 0 && !replaying && (
             <>
               {' '}
-              {/* A page load with ?trace= replays the recorded demo flow, with no receiver at all. */}
-              <a
-                href={DEMO_TRACE_LINK}
-                className={`rounded text-sky-700 underline dark:text-sky-300 ${focusRing}`}
-                data-testid="demo-trace-link"
-              >
-                Watch a recorded demo
-              </a>
+              <DemoTraceLink />
             </>
           )}
         </EmptyState>

@@ -56,8 +56,6 @@ const RULE_MARK =
 /** Rules about the ttl: their mark is read against the deadline, so it is drawn where it lay. */
 const TTL_RULES = new Set(['ttl-not-purged-early', 'ttl-not-kept-beyond']);
 
-/** An ended task still waiting for its purge: its deadline is drawn in place while within this many spans. */
-const WAITING_REACH = 10;
 const ENDED_MIN_WIDTH = '4.5rem';
 
 /** Diagonal stripes: time the task existed that nobody saw, never to be read as a status. */
@@ -146,14 +144,10 @@ export function Timeline({
   const snapshot = useTaskSnapshot(task.taskId);
   const offset = useTasks((s) => s.clockOffsetMs);
   const era = useConnection((s) => s.era ?? s.support?.era ?? '2025-11-25');
-  // Where the deadline lay is the point for a purged task and for a ttl rule broken; an ended task
-  // waiting for its purge shows the deadline it waits for.
+  // Where the deadline lay is the point for a purged task and for a ttl rule broken. Otherwise the axis is
+  // the task's run (created to its end, or now), and a deadline far past it is said apart, not drawn to scale.
   const deadlineReach =
-    task.lifecycle === 'purged' || breaks.some((b) => TTL_RULES.has(b.id))
-      ? Infinity
-      : task.lifecycle === 'terminal'
-        ? WAITING_REACH
-        : undefined;
+    task.lifecycle === 'purged' || breaks.some((b) => TTL_RULES.has(b.id)) ? Infinity : undefined;
   const model = buildTimeline(task, task.lifecycle === 'live' ? now : 0, {
     ...localTaskTimes(snapshot, offset),
     deadlineReach,
@@ -273,6 +267,15 @@ export function Timeline({
           ),
         )}
       </div>
+      {model.deadlineBeyond !== undefined && (
+        <p className="text-right text-[11px] text-rose-700 dark:text-rose-300" data-testid="ttl-beyond">
+          TTL deadline → {formatClock(model.deadlineBeyond, { millis: true })},{' '}
+          {formatMs(model.deadlineBeyond - view.end)} past the right edge
+          {task.lifecycle === 'terminal' && now < model.deadlineBeyond
+            ? ` (the receiver may purge it in ${formatMs(model.deadlineBeyond - now)})`
+            : ''}
+        </p>
+      )}
       <PollStepLine steps={model.pollSteps} x={pct} />
       <div className="flex flex-wrap gap-3 text-[11px] text-slate-600 dark:text-slate-300">
         {LEGEND.map((k) => (

@@ -62,4 +62,39 @@ describe('Waterfall', () => {
     act(() => bar('task-failed').click());
     expect(useSelection.getState().selection).toEqual({ kind: 'task', taskId: 'task-failed' });
   });
+
+  it('once no task is live, spans the first start to the last end (ended tasks fill the width), labelled', () => {
+    const ended: TaskSummary[] = [
+      {
+        taskId: 'early',
+        tool: 'slow_job',
+        shown: 'completed',
+        live: false,
+        start: now - 64_000,
+        end: now - 62_000,
+        segments: [
+          { status: 'working', start: now - 64_000, end: now - 63_000 },
+          { status: 'completed', start: now - 63_000, end: now - 62_000 },
+        ],
+      },
+      {
+        taskId: 'late',
+        tool: 'slow_job',
+        shown: 'completed',
+        live: false,
+        start: now - 62_000,
+        end: now - 60_000,
+        segments: [{ status: 'completed', start: now - 62_000, end: now - 60_000 }],
+      },
+    ];
+    act(() => applyOverview({ sync: true, order: ended.map((s) => s.taskId), changed: ended }));
+    act(() => view.root.render(<Waterfall />));
+    const last = [...view.container.querySelectorAll<HTMLElement>('[data-task-id="late"] span')].at(-1)!;
+    expect(parseFloat(last.style.left) + parseFloat(last.style.width)).toBeCloseTo(100, 5);
+    const ticks = [...view.container.querySelectorAll('[data-testid="waterfall-tick"]')].map(
+      (t) => t.textContent,
+    );
+    expect(ticks[0]).toMatch(/^\d\d:\d\d:\d\d$/);
+    expect(ticks.slice(1)).toEqual(['+1 s', '+2 s', '+3 s', '+4 s']);
+  });
 });

@@ -6,7 +6,8 @@ import { EmptyState } from '../../ui/Panel';
 import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
 import { useOverview } from '../tasks-store';
-import { formatMs } from '../../format/time';
+import { formatClock, formatMs } from '../../format/time';
+import { useShallow } from 'zustand/react/shallow';
 import { statusFill } from './StatusBadge';
 
 /** Thin rows, so a screen holds a hundred tasks and a thousand scroll by in a few pages. */
@@ -63,17 +64,56 @@ const WaterfallRow = memo(function WaterfallRow({
   );
 });
 
+/** Where the axis is labelled, as shares of its length. */
+const TICKS = [0, 0.25, 0.5, 0.75, 1];
+
+/**
+ * The axis under the overview's header: the first task's start as a clock time, then the time since it at each
+ * quarter, to now while a task is live or to the last task's end once none is.
+ */
+function WaterfallAxis({ origin, span, live }: { origin: number; span: number; live: boolean }) {
+  const label = (share: number) =>
+    share === 0 ? formatClock(origin) : share === 1 && live ? 'now' : `+${formatMs(span * share)}`;
+  return (
+    <div
+      className="relative h-5 border-b border-slate-200 text-[11px] text-slate-500 tabular-nums dark:border-slate-800"
+      data-testid="waterfall-axis"
+      aria-label={`Time axis: from ${formatClock(origin)}, the first task's start, over ${formatMs(span)}${live ? ' to now' : ' to the last task’s end'}`}
+    >
+      {TICKS.map((share) => (
+        <span
+          key={share}
+          className={`absolute top-0 border-l border-slate-300 pl-1 whitespace-nowrap dark:border-slate-700 ${share === 1 ? '-translate-x-full border-r border-l-0 pr-1 pl-0' : share > 0 ? '-translate-x-1/2' : ''}`}
+          style={{ left: `${share * 100}%` }}
+          data-testid="waterfall-tick"
+        >
+          {label(share)}
+        </span>
+      ))}
+    </div>
+  );
+}
+
 /**
  * Every tracked task's life on one shared time axis: one thin status bar per task, oldest at the top,
- * virtualised, click a bar to open the task.
+ * virtualised, click a bar to open the task. The axis runs from the first task's start to now while any task
+ * is live, and to the last task's end once none is, so ended tasks fill the width instead of its left edge.
  */
 export function Waterfall() {
   const order = useOverview((s) => s.order);
-  const origin = useOverview((s) => {
-    let first = Infinity;
-    for (const task of s.summaries.values()) first = Math.min(first, task.start);
-    return first;
-  });
+  const { origin, lastEnd, live } = useOverview(
+    useShallow((s) => {
+      let first = Infinity;
+      let last = -Infinity;
+      let anyLive = false;
+      for (const task of s.summaries.values()) {
+        first = Math.min(first, task.start);
+        last = Math.max(last, task.end);
+        anyLive ||= task.live;
+      }
+      return { origin: first, lastEnd: last, live: anyLive };
+    }),
+  );
   // The axis moves once a second: rows (memoised on now and span) redraw then, not on every clock tick.
   const now = Math.ceil(useNow() / 1000) * 1000;
   if (order.length === 0 || !Number.isFinite(origin)) {
@@ -83,7 +123,7 @@ export function Waterfall() {
       </EmptyState>
     );
   }
-  const span = Math.max(1000, now - origin);
+  const span = Math.max(1000, (live ? now : lastEnd) - origin);
   return (
     <div className="flex h-full flex-col p-4" data-testid="waterfall">
       <header className="mb-2 flex flex-wrap items-center gap-3 text-xs text-slate-500">
@@ -97,11 +137,7 @@ export function Waterfall() {
           </span>
         ))}
       </header>
-      <div className="flex justify-between border-b border-slate-200 pb-1 text-[11px] text-slate-500 tabular-nums dark:border-slate-800">
-        <span>{formatMs(span)} ago</span>
-        <span>{formatMs(span / 2)} ago</span>
-        <span>now</span>
-      </div>
+      <WaterfallAxis origin={origin} span={span} live={live} />
       <VirtualRows
         items={order}
         rowHeight={ROW_PX}

@@ -1,11 +1,11 @@
-import { describeSources } from '../../tracker/timeline-model';
+import { CANCEL_ACKNOWLEDGED, describeSources, isCancelAcknowledgement } from '../../tracker/timeline-model';
 import type { TimelineEntry, TrackedTask } from '../../tracker/task-store';
 import { formatClock } from '../../format/time';
 
 export function statusCell(entry: TimelineEntry): string {
   switch (entry.kind) {
     case 'observation':
-      return entry.status ?? '(ignored)';
+      return entry.status ?? (isCancelAcknowledgement(entry) ? 'acknowledged' : '(ignored)');
     case 'result':
       return entry.outcome;
     case 'input':
@@ -60,6 +60,7 @@ const field = (value: string | number | undefined) => String(value ?? '').replac
 function detail(entry: TimelineEntry, source: string): string {
   const parts: string[] = [];
   if (entry.kind === 'observation' && entry.statusMessage !== undefined) parts.push(entry.statusMessage);
+  if (isCancelAcknowledgement(entry)) parts.push(CANCEL_ACKNOWLEDGED);
   if (entry.kind === 'input' && entry.detail) parts.push(entry.detail);
   if (entry.kind === 'progress' && entry.message) parts.push(entry.message);
   if (entry.kind === 'log') parts.push(entry.logger ? `${entry.logger}: ${entry.text}` : entry.text);
