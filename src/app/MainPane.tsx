@@ -13,7 +13,7 @@ import { DemoTraceLink } from '../ui/DemoTraceLink';
 import { useSelection } from '../state/selection';
 import { useTasks } from '../tasks/tasks-store';
 import { ConnectionProblem } from '../connection/ConnectionProblem';
-import { useConnectionView } from '../connection/connection-view';
+import { useConnectionView } from '../state/connection-view';
 import { RestartButton } from '../stdio/RestartButton';
 
 function ToolPane({ name }: { name: string }) {

@@ -7,14 +7,14 @@ import { useConnection, type ConnectionState } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
 import { useStdio } from '../connection/stdio-route';
-import { connectionView } from '../connection/connection-view';
+import { connectionView } from '../state/connection-view';
 import { ConnectionBar } from '../connection/ConnectionBar';
 import { ReceiverSection } from '../connection/ReceiverSection';
 import { reactRoot } from '../../test/helpers/react-root';
 import { MainPane } from './MainPane';
 
 /**
- * The header, the receiver card and the main pane read one derived state (connection/connection-view.ts):
+ * The header, the receiver card and the main pane read one derived state (state/connection-view.ts):
  * whatever the engine said last, the three say the same. test/integration/connection-state.test.ts holds that
  * the engine says it (a stdio exit, a sign-out, a 401, a refusal in the receiver's words).
  */

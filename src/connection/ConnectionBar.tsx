@@ -4,7 +4,7 @@ import { Button } from '../ui/Button';
 import { usePopover } from '../ui/usePopover';
 import { connect, disconnect } from './actions';
 import { useConnection } from '../state/connection';
-import { useConnectionView } from './connection-view';
+import { useConnectionView } from '../state/connection-view';
 import { useNow } from '../state/clock';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';

@@ -10,7 +10,7 @@ import { connect } from './actions';
 import { setRelay } from './saved-receivers';
 import { EraSelect } from './EraSelect';
 import { prepareSignIn, signIn } from './auth-actions';
-import { useConnectionView, type ConnectionKind } from './connection-view';
+import { useConnectionView, type ConnectionKind } from '../state/connection-view';
 
 /** What the person can do about it, said in one line under the receiver's own message. */
 function nextStep(

@@ -2,7 +2,7 @@ import { ChevronDown, ChevronRight } from 'lucide-react';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { focusRing } from '../ui/Button';
 import { useConnection } from '../state/connection';
-import { useConnectionView } from './connection-view';
+import { useConnectionView } from '../state/connection-view';
 import { useLayout } from '../state/layout';
 import { useReplay } from '../state/replay';
 import { ReceiverNotes, ServerCard } from './ServerCard';

@@ -5,7 +5,7 @@ import type { ConnectionStopReason, HistoryNews } from '../engine/messages';
 /**
  * The engine's Health, plus the page's own idle and closed. session-lost and unreachable are retried by the
  * engine on its own; error waits for the person. What the page shows of it is derived in one place,
- * connection/connection-view.ts.
+ * state/connection-view.ts.
  */
 export type ConnectionStatus =
   'idle' | 'connecting' | 'connected' | 'session-lost' | 'unreachable' | 'error' | 'closed';

@@ -111,6 +111,17 @@ describe('ToolList', () => {
     expect(view.container.querySelector('[data-testid="tool-group"]')).toBeNull();
   });
 
+  it('without a working session says why in the connection’s one state: a stdio server that exited', () => {
+    act(() => useConnection.setState({ status: 'error', reason: 'server-exited' }));
+    expect(view.container.querySelector('[data-testid="tools-unavailable"]')?.textContent).toContain(
+      'The server exited: Restart it',
+    );
+    act(() => useConnection.setState({ status: 'idle', reason: undefined }));
+    expect(view.container.querySelector('[data-testid="tools-unavailable"]')?.textContent).toContain(
+      'No receiver: connect',
+    );
+  });
+
   it('empties the search on Escape before Escape closes anything', () => {
     type('echo');
     const escape = new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true });

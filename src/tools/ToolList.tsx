@@ -2,6 +2,7 @@ import { useRef, useState, type KeyboardEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { ListTodo, Search, Wrench } from 'lucide-react';
 import { useConnection } from '../state/connection';
+import { useConnectionView, type ConnectionKind } from '../state/connection-view';
 import { useSelection } from '../state/selection';
 import { classifyError } from '../mcp';
 import { focusRing } from '../ui/Button';
@@ -13,8 +14,19 @@ import { TaskSupportBadge } from './TaskSupportBadge';
 import { matchesTool } from './tool-search';
 import { runsAsTask, taskToolsFirst } from './tool-order';
 
+/** Why there are no tools to list, as the connection's one state says it. */
+const NO_TOOLS: Partial<Record<ConnectionKind, string>> = {
+  connecting: 'Connecting: the tools come once the receiver answers.',
+  reconnecting: 'Reconnecting: the tools come back with the session.',
+  'server-exited': 'The server exited: Restart it to list its tools again.',
+  'sign-in-needed': 'Sign in to list this receiver’s tools.',
+  unreachable: 'The receiver does not answer: no tools to list.',
+  refused: 'The receiver refused the connection: no tools to list.',
+};
+
 export function ToolList() {
   const { id, status } = useConnection();
+  const view = useConnectionView();
   const tools = useQuery({ ...toolsQuery(id), enabled: status === 'connected' });
   const selection = useSelection((s) => s.selection);
   const select = useSelection((s) => s.select);
@@ -32,8 +44,11 @@ export function ToolList() {
   if (status !== 'connected') {
     return (
       <Panel title="Tools">
-        <p className="flex items-center gap-2 px-3 py-2 text-xs text-slate-600 dark:text-slate-300">
-          <Wrench size={14} aria-hidden /> No receiver: connect to list its tools.
+        <p
+          className="flex items-center gap-2 px-3 py-2 text-xs text-slate-600 dark:text-slate-300"
+          data-testid="tools-unavailable"
+        >
+          <Wrench size={14} aria-hidden /> {NO_TOOLS[view.kind] ?? 'No receiver: connect to list its tools.'}
         </p>
       </Panel>
     );

@@ -12,7 +12,7 @@ import { waitFor } from '../helpers/wait';
 /**
  * What the engine says of a connection that stops where only the person can move it on: the stdio server's
  * process ended, a sign-out, a 401 from a receiver that offers sign-in; and a refusal in the receiver's own
- * words. connection/connection-view.test.tsx holds how the page draws each of these.
+ * words. src/app/connection-state.test.tsx holds how the page draws each of these.
  */
 const later = stopAfterEach();
 const REDIRECT = 'http://127.0.0.1:5173/oauth/callback';

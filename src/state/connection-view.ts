@@ -1,6 +1,6 @@
 import { useShallow } from 'zustand/react/shallow';
-import { useConnection, type ConnectionState } from '../state/connection';
-import { useReplay } from '../state/replay';
+import { useConnection, type ConnectionState } from './connection';
+import { useReplay } from './replay';
 
 /**
  * What the connection is, in the person's words: the one state the header, the receiver card and the main pane
