@@ -1,6 +1,6 @@
 import { getEngine } from '../bridge/engine-bridge';
 import type { ReplaySpeed } from '../engine/messages';
-import { MAX_TRACE_BYTES } from '../engine/trace/schema';
+import { MAX_TRACE_BYTES } from '../engine/trace/limits';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';

@@ -20,4 +20,6 @@ const run = (cmd, args) => {
 };
 const outDir = process.env.TASKSCOPE_DIST ? ['--outDir', process.env.TASKSCOPE_DIST, '--emptyOutDir'] : [];
 run('npx', ['vite', 'build', '--logLevel', 'warn', ...outDir]);
+// The page bundle's gate reads the build just made: no second build.
+run('node', ['scripts/bundle-check.mjs', process.env.TASKSCOPE_DIST ?? 'dist']);
 run('npx', ['playwright', 'test', ...process.argv.slice(2)]);

@@ -27,14 +27,23 @@ import type { TaskCall, TimelineEntry } from '../../tracker/task-store';
 import type { InboxEvent, InboxRequest } from '../messages';
 import { TRACE_FORMAT, TRACE_VERSION, type Trace, type TraceReceiver, type TraceTask } from './trace-types';
 
-/** A file larger than this is refused before it is parsed: the traffic log alone holds at most 64 MB of bodies. */
-export const MAX_TRACE_BYTES = 128 * 1024 * 1024;
+import {
+  MAX_TRACE_BYTES,
+  MAX_TRACE_ENTRIES_PER_TASK,
+  MAX_TRACE_INBOX,
+  MAX_TRACE_TASKS,
+  MAX_TRACE_TOOLS,
+  MAX_TRACE_TRAFFIC,
+} from './limits';
 
-export const MAX_TRACE_TASKS = 10_000;
-export const MAX_TRACE_ENTRIES_PER_TASK = 2_000;
-export const MAX_TRACE_TRAFFIC = 50_000;
-export const MAX_TRACE_TOOLS = 10_000;
-export const MAX_TRACE_INBOX = 20_000;
+export {
+  MAX_TRACE_BYTES,
+  MAX_TRACE_ENTRIES_PER_TASK,
+  MAX_TRACE_INBOX,
+  MAX_TRACE_TASKS,
+  MAX_TRACE_TOOLS,
+  MAX_TRACE_TRAFFIC,
+} from './limits';
 /** Traffic bodies as the live log keeps them (forTrafficLog): deeper or larger ones are cut, with a warning. */
 const TRAFFIC_BODY_LIMITS = { maxDepth: 64, maxNodes: 20_000 };
 
