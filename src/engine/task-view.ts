@@ -53,6 +53,8 @@ export interface TaskSummary {
   shown: SegmentStatus;
   /** Still polled: the last segment runs to the page's now. */
   live: boolean;
+  /** Its session ended while it ran: `shown` is what it last was, not what it is. */
+  sessionEnded?: true;
   start: number;
   end: number;
   segments: { status: SegmentStatus; start: number; end: number }[];
@@ -130,6 +132,7 @@ export function summarise(task: TrackedTask, now: number): TaskSummary {
     ...(task.tool !== undefined ? { tool: task.tool } : {}),
     shown: gone ? 'purged' : (task.status ?? 'working'),
     live: task.lifecycle === 'live',
+    ...(task.lifecycle === 'session-ended' ? { sessionEnded: true as const } : {}),
     start,
     end,
     segments: segments.map((s) => ({ status: s.status, start: s.start, end: s.end })),

@@ -44,6 +44,15 @@ const summaries: TaskSummary[] = [
 ];
 
 describe('Waterfall', () => {
+  it('fades the bar of a task whose session ended, and says it only was working', () => {
+    const ended: TaskSummary = { ...summaries[1]!, taskId: 'task-ended', live: false, sessionEnded: true };
+    act(() => applyOverview({ sync: true, order: ['task-ended'], changed: [ended] }));
+    act(() => view.root.render(<Waterfall />));
+    const bar = view.container.querySelector<HTMLButtonElement>('[data-task-id="task-ended"]')!;
+    expect(bar.getAttribute('aria-label')).toBe('Task task-ended, session ended · was working');
+    expect(bar.firstElementChild?.className).toContain('opacity-40');
+  });
+
   it('draws each task as a bar coloured by status, and a bar opens its task', () => {
     act(() => applyOverview({ sync: true, order: summaries.map((s) => s.taskId), changed: summaries }));
     act(() => view.root.render(<Waterfall />));

@@ -29,6 +29,8 @@ const WaterfallRow = memo(function WaterfallRow({
   const select = useSelection((s) => s.select);
   if (!task) return null;
   const { start, shown } = task;
+  // A task whose session ended is no longer what it last was: its bar fades, and says so.
+  const said = task.sessionEnded ? `session ended · was ${shown}` : shown;
   // A live task's bar runs to now, on the page's clock.
   const end = task.live ? Math.max(now, task.end) : task.end;
   const segments = task.live
@@ -40,11 +42,12 @@ const WaterfallRow = memo(function WaterfallRow({
       type="button"
       onClick={() => select({ kind: 'task', taskId })}
       className="group relative block h-full w-full hover:bg-slate-100 dark:hover:bg-slate-800"
-      title={`${task.tool ?? 'task'} ${taskId} — ${shown}, ${formatMs(end - start)}${task.lastPollAt !== undefined ? `; last polled ${formatMs(Math.max(0, now - task.lastPollAt))} ago` : ''}`}
-      aria-label={`Task ${taskId}, ${shown}`}
+      title={`${task.tool ?? 'task'} ${taskId} — ${said}, ${formatMs(end - start)}${task.lastPollAt !== undefined ? `; last polled ${formatMs(Math.max(0, now - task.lastPollAt))} ago` : ''}`}
+      aria-label={`Task ${taskId}, ${said}`}
       data-testid="waterfall-bar"
       data-task-id={taskId}
       data-status={shown}
+      data-session-ended={task.sessionEnded}
     >
       {segments.length === 0 ? (
         <span
@@ -55,7 +58,7 @@ const WaterfallRow = memo(function WaterfallRow({
         segments.map((s, i) => (
           <span
             key={i}
-            className={`absolute inset-y-px ${statusFill[s.status]}`}
+            className={`absolute inset-y-px ${statusFill[s.status]}${task.sessionEnded ? ' opacity-40' : ''}`}
             style={{ left: `${pct(s.start)}%`, width: `${Math.max(0.2, pct(s.end) - pct(s.start))}%` }}
           />
         ))
