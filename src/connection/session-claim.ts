@@ -191,9 +191,8 @@ interface PendingClaim {
  * stored session before resuming it. One instance per page.
  *
  * Where the browser has Web Locks, a held session is a lock: the browser answers a claim whatever the holding
- * tab is doing. Asking over the channel instead needs the holder's main thread to answer within the claim's
- * wait, and a holder busy drawing a thousand tasks missed it (e2e, on a loaded machine): the duplicated tab
- * then took the session. The channel stays for pages without locks (plain http off localhost).
+ * tab is doing, where a claim over the channel needs the holder's main thread free to answer within the
+ * claim's wait. The channel stays for pages without locks (plain http off localhost).
  */
 export class SessionClaims {
   private readonly channel: ClaimChannel | null;
