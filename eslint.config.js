@@ -6,7 +6,7 @@ import { importX, createNodeResolver } from 'eslint-plugin-import-x';
 import globals from 'globals';
 
 /**
- * The layers, lowest first (README and docs/architecture.md): each folder may import only from the tiers below it
+ * The layers, lowest first (docs/architecture.md): each folder may import only from the tiers below it
  * and from itself; folders in one tier do not import each other. The page starts at bridge.
  */
 const tiers = [

@@ -16,14 +16,14 @@ const receiverOptions = {
   allowedHosts,
   // As most SDK servers without CORS middleware are: reachable from a page only through a relay.
   cors: !process.argv.includes('--no-cors'),
-  // --faults=a,b: /mcp breaks those report-card rules (the hostile receiver's faults case; see README).
+  // --faults=a,b: /mcp breaks those report-card rules (the hostile receiver's faults case; see docs/demo.md).
   faults: process.argv.find((a) => a.startsWith('--faults='))?.slice('--faults='.length),
 };
 const receiver = createDemoReceiver(receiverOptions);
 const receiver2026 = createDemoReceiver2026(receiverOptions);
 app.use('/mcp-2026', receiver2026.router);
 app.use('/mcp', receiver.router);
-// The same tools behind OAuth, with the authorization server at /auth (README: Sign in to a protected receiver).
+// The same tools behind OAuth, with the authorization server at /auth (docs/sign-in.md).
 const demoAuth = createDemoAuth({ ...receiverOptions, receiverPath: '/mcp-auth', issuerPath: '/auth' });
 app.use('/mcp-auth', demoAuth.receiver);
 app.use('/auth', demoAuth.authorizationServer);

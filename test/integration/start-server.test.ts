@@ -277,7 +277,7 @@ describe('npm start server: Host allow-list and JSON-RPC errors (curl)', () => {
     jsonRpcErrorOf(sub);
   });
 
-  it("lists the demo faults at /demo/faults (the README's address under npm start)", async () => {
+  it("lists the demo faults at /demo/faults (docs/demo.md's address under npm start)", async () => {
     await expectFaultsListing(`${app.url}/demo/faults`, '/demo/mcp');
   });
 
@@ -363,7 +363,7 @@ describe('npm run receiver: Host allow-list (curl)', () => {
     expect(jsonRpcErrorOf(refused).code).toBe(-32600);
   });
 
-  it("lists the demo faults at /faults (the README's address under npm run receiver)", async () => {
+  it("lists the demo faults at /faults (docs/demo.md's address under npm run receiver)", async () => {
     await expectFaultsListing(`${url}/faults`, '/mcp');
   });
 

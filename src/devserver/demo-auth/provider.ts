@@ -20,7 +20,7 @@ export const EXTRA_SCOPE = 'tools:flaky';
 
 export const OFFLINE_SCOPE = 'offline_access';
 
-/** The client a person can enter instead of registering (README); loopback redirects match on any port. */
+/** The client a person can enter instead of registering (docs/sign-in.md); loopback redirects match on any port. */
 export const PRE_REGISTERED_CLIENT: OAuthClientInformationFull = {
   client_id: 'taskscope-demo',
   client_secret: 'demo-secret',
