@@ -1,3 +1,4 @@
+import { ClassifiedFailure } from '../mcp';
 import type { Batch, Command, FromEngine, ReplyTo, ToEngine } from '../engine/messages';
 
 /** What the bridge needs of a Worker; a MessagePort does as well (tests run the engine behind one). */
@@ -36,6 +37,7 @@ export class EngineBridge {
     port.onmessageerror = () => this.failAll('a message from the engine could not be read');
   }
 
+  /** The command's reply; a failure rejects with a ClassifiedFailure, its message one line a person reads. */
   request<C extends Command>(command: C): Promise<ReplyTo<C>> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -50,7 +52,8 @@ export class EngineBridge {
   }
 
   private failAll(reason: string): void {
-    for (const waiter of this.waiting.values()) waiter.reject(new Error(reason));
+    for (const waiter of this.waiting.values())
+      waiter.reject(new ClassifiedFailure({ kind: 'other', message: reason }));
     this.waiting.clear();
   }
 
@@ -70,7 +73,8 @@ export class EngineBridge {
     const waiter = this.waiting.get(message.id);
     this.waiting.delete(message.id);
     if (!waiter) return;
-    if ('failure' in message) waiter.reject(new Error(message.failure));
+    // A command that failed rejects with the engine's classified error (`classifyError` gives it back whole).
+    if ('failure' in message) waiter.reject(new ClassifiedFailure(message.failure));
     else waiter.resolve(message.value);
   }
 

@@ -6,7 +6,13 @@
 import { EngineHost, type HostOptions } from '../engine/host';
 import type { Batch, Command, FromEngine, Health, InboxEvent, ReplyTo } from '../engine/messages';
 import type { ActiveCheckState } from '../rules/report-types';
-import type { Normalised, TaskResultSnapshot, TaskSnapshot, TrafficEvent } from '../mcp';
+import {
+  ClassifiedFailure,
+  type Normalised,
+  type TaskResultSnapshot,
+  type TaskSnapshot,
+  type TrafficEvent,
+} from '../mcp';
 import { applyTaskChanges } from '../tracker/task-changes';
 import { createTasksStore } from '../tracker/task-store';
 
@@ -82,7 +88,7 @@ export class EngineClient {
       const waiter = this.waiting.get(message.id);
       this.waiting.delete(message.id);
       if (!waiter) return;
-      if ('failure' in message) waiter.reject(new Error(message.failure));
+      if ('failure' in message) waiter.reject(new ClassifiedFailure(message.failure));
       else waiter.resolve(message.value);
       return;
     }

@@ -10,15 +10,8 @@ import {
   type Detection,
   type ResumeSession,
 } from '../mcp';
-import type {
-  Command,
-  ConnectReply,
-  ConnectionNews,
-  Health,
-  Replies,
-  ToEngine,
-  TrackerSettings,
-} from './messages';
+import type { ConnectReply, ConnectionNews, Health, ToEngine, TrackerSettings } from './messages';
+import { commandTable, dispatch, type CommandPart, type CommandTable } from './commands';
 import { Outbox } from './outbox';
 import { CONNECTIONS_PER_ORIGIN, diagnose, watchConnection } from './connection/watch';
 import { HistoryDb } from './history';
@@ -28,7 +21,7 @@ import { adoptWaiting, openConnection, takeTaskParts } from './connection/open';
 import { OutageRecovery } from './connection/outage';
 import { SignIns } from './connection/sign-ins';
 import { resend } from './calls';
-import { syncList, taskCommand, trafficCommand } from './task-commands';
+import { outboxCommands, syncList, taskCommands } from './task-commands';
 import { CheckRunner } from './active-check/runner';
 import type { Timing } from './active-check/probe';
 import type { FromEngine } from './messages';
@@ -69,6 +62,8 @@ export class EngineHost {
   private readonly historyLink: HistoryLink;
   /** A trace played back with no receiver (replay-host.ts); while it runs, there is no live connection. */
   private readonly replays: ReplayHost;
+  /** Every command's handler, as a running replay changes them (commands.ts). */
+  private readonly commands: CommandTable;
   /** The last session this engine ended per receiver: its live tasks are asked about in the next one. */
   private readonly endedSessions = new Map<string, string>();
   private readonly signIns = new SignIns();
@@ -105,6 +100,14 @@ export class EngineHost {
       },
       options.replay,
     );
+    this.commands = this.replays.over(
+      commandTable(
+        this.connectionCommands(),
+        taskCommands(() => this.current),
+        outboxCommands(this.outbox),
+        this.replays.commands,
+      ),
+    );
     this.historyLink = new HistoryLink(
       options.history ?? (() => HistoryDb.open().catch(() => null)),
       this.outbox,
@@ -118,76 +121,27 @@ export class EngineHost {
       return;
     }
     const { id, command } = message;
-    // The log's commands act at once, in the order sent: a clear before a connect empties the log before it.
-    const traffic = trafficCommand(this.outbox, command);
-    if (traffic) {
-      this.outbox.reply(id, traffic);
-      return;
-    }
-    this.handle(command).then(
-      (value) => this.outbox.reply(id, { value }),
-      (error: unknown) =>
-        this.outbox.reply(id, { failure: error instanceof Error ? error.message : String(error) }),
-    );
+    void dispatch(this.commands, command).then((outcome) => this.outbox.reply(id, outcome));
   }
 
-  private async handle(command: Command): Promise<Replies[Command['type']]> {
-    const replayed = await this.replays.handle(command);
-    if (replayed) return replayed.value;
-    const conn = this.current;
-    switch (command.type) {
-      case 'replay':
-      case 'replayCheck':
-      case 'replaySeek':
-      case 'replayControl':
-      case 'replaySpeed':
-        throw new Error('handled by the replay host');
-      case 'trafficMirror':
-      case 'trafficClear':
-      case 'trafficEvents':
-      case 'taskView':
-        throw new Error('handled at once in receive');
-      case 'connect':
-        return this.connect(command);
-      case 'authCallback':
-        return this.authCallback(conn, command.callback);
-      case 'rememberSignIn':
+  /** The commands that open, close and replace connections, and act on the connection as a whole. */
+  private connectionCommands() {
+    const current = () => this.current;
+    const isCurrent = (conn: Connection) => this.current === conn;
+    return {
+      connect: (command) => this.connect(command),
+      authCallback: ({ callback }) => this.authCallback(current(), callback),
+      rememberSignIn: async ({ on }) => {
+        const conn = current();
         if (conn) {
-          conn.rememberSignIn = command.on;
-          this.news(conn, { rememberedSignIn: command.on ? (conn.auth?.remembered() ?? null) : null });
+          conn.rememberSignIn = on;
+          this.news(conn, { rememberedSignIn: on ? (conn.auth?.remembered() ?? null) : null });
         }
         return null;
-      case 'disconnect':
-        this.connectSeq++;
-        await this.closeCurrent(command.end !== false);
-        return null;
-      case 'preserve':
-        await this.historyLink.setPreserve(this.current, command.on);
-        return null;
-      case 'clearHistory':
-        return conn ? this.historyLink.clear(conn) : [];
-      case 'settings':
-        this.settings = command.settings;
-        if (conn) {
-          conn.settings = command.settings;
-          conn.tracker.settingsChanged();
-        }
-        return null;
-      case 'syncList':
-        return conn ? syncList(conn, this.outbox, (c) => this.current === c) : null;
-      case 'checkReceiver':
-        return this.checks.start(
-          conn,
-          command.tool,
-          command.args,
-          (check) => conn && this.news(conn, { check }),
-        );
-      case 'stopCheck':
-        return this.checks.stop();
-      case 'resend':
-        return resend(conn, command, (c) => this.current === c);
-      case 'signOut':
-        await taskCommand(conn, command);
+      },
+      signOut: async () => {
+        const conn = current();
+        conn?.auth?.signOut();
         // Without a token the session can do nothing: the connection waits for the next sign-in.
         if (conn?.holder.session)
           this.outages.stopped(conn, conn.holder.session, 'sign-in-needed', {
@@ -195,9 +149,40 @@ export class EngineHost {
             message: 'Signed out: sign in again to go on with this receiver.',
           });
         return null;
-      default:
-        return taskCommand(conn, command);
-    }
+      },
+      disconnect: async ({ end }) => {
+        this.connectSeq++;
+        await this.closeCurrent(end !== false);
+        return null;
+      },
+      preserve: async ({ on }) => {
+        await this.historyLink.setPreserve(current(), on);
+        return null;
+      },
+      clearHistory: async () => {
+        const conn = current();
+        return conn ? this.historyLink.clear(conn) : [];
+      },
+      settings: async ({ settings }) => {
+        const conn = current();
+        this.settings = settings;
+        if (conn) {
+          conn.settings = settings;
+          conn.tracker.settingsChanged();
+        }
+        return null;
+      },
+      syncList: async () => {
+        const conn = current();
+        return conn ? syncList(conn, this.outbox, isCurrent) : null;
+      },
+      checkReceiver: async ({ tool, args }) => {
+        const conn = current();
+        return this.checks.start(conn, tool, args, (check) => conn && this.news(conn, { check }));
+      },
+      stopCheck: async () => this.checks.stop(),
+      resend: (command) => resend(current(), command, isCurrent),
+    } satisfies CommandPart;
   }
 
   /**

@@ -361,7 +361,10 @@ export interface ReplayNews {
   endedAt: number;
 }
 
+/** A command's reply, or why there is none, classified as every error the engine reports (mcp/classify.ts). */
 export type FromEngine =
-  Batch | { type: 'reply'; id: number; value: unknown } | { type: 'reply'; id: number; failure: string };
+  | Batch
+  | { type: 'reply'; id: number; value: unknown }
+  | { type: 'reply'; id: number; failure: ClassifiedError };
 
 export type ToEngine = { type: 'command'; id: number; command: Command } | { type: 'ack' };

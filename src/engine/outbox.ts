@@ -1,4 +1,4 @@
-import { forTrafficLog, type TrafficEvent } from '../mcp';
+import { forTrafficLog, type ClassifiedError, type TrafficEvent } from '../mcp';
 import { TrafficLog } from './traffic-log';
 import { PageTaskView, type TaskViewRequest } from './task-view';
 import type {
@@ -154,14 +154,19 @@ export class Outbox {
   }
 
   /** A command's answer, after the batch that carries what the command changed. */
-  reply(id: number, outcome: { value: unknown } | { failure: string }): void {
+  reply(id: number, outcome: { value: unknown } | { failure: ClassifiedError }): void {
     this.flush(true);
     if ('failure' in outcome) {
       this.send({ type: 'reply', id, failure: outcome.failure });
       return;
     }
     const failure = this.send({ type: 'reply', id, value: outcome.value });
-    if (failure) this.send({ type: 'reply', id, failure: `the answer could not reach the page: ${failure}` });
+    if (failure)
+      this.send({
+        type: 'reply',
+        id,
+        failure: { kind: 'other', message: `the answer could not reach the page: ${failure}` },
+      });
   }
 
   /** Sends what is pending now, whatever the credit: the connection it belongs to is about to go. */

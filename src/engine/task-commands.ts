@@ -1,99 +1,87 @@
-import { classifyError, type ClassifiedError } from '../mcp';
+import { ClassifiedFailure, classifyError, type ClassifiedError } from '../mcp';
 import { callPlain, runTool } from './calls';
+import type { CommandPart } from './commands';
 import type { Connection } from './connection/connection';
-import type { Command, Replies } from './messages';
 import type { Outbox } from './outbox';
-
-type Reply = Replies[Command['type']];
-
-type TaskCommandType =
-  | 'signIn'
-  | 'signOut'
-  | 'confirmOrigin'
-  | 'pendingSignIn'
-  | 'follow'
-  | 'flush'
-  | 'listTools'
-  | 'run'
-  | 'callPlain'
-  | 'track'
-  | 'cancel'
-  | 'refetchResult'
-  | 'stopResult'
-  | 'pollNow'
-  | 'trackSeen'
-  | 'answer';
-export type TaskCommand = Extract<Command, { type: TaskCommandType }>;
 
 /**
  * The commands that act on the live connection's tasks, calls, questions and sign-in — each one call into the
- * part that owns it. The host keeps the commands that open, close and replace connections.
+ * part that owns it. The host keeps the commands that open, close, replace or stop connections (Sign out).
  */
-export async function taskCommand(conn: Connection | null, command: TaskCommand): Promise<Reply> {
-  switch (command.type) {
-    case 'signIn':
-      await conn?.auth?.prepare();
+export function taskCommands(current: () => Connection | null) {
+  return {
+    signIn: async () => {
+      await current()?.auth?.prepare();
       return null;
-    case 'signOut':
-      conn?.auth?.signOut();
+    },
+    confirmOrigin: async ({ origin, allow }) => current()?.auth?.confirmOrigin(origin, allow) ?? false,
+    pendingSignIn: async () => current()?.auth?.pendingTrip() ?? null,
+    follow: async ({ taskId }) => {
+      current()?.tracker.follow(taskId);
       return null;
-    case 'confirmOrigin':
-      return conn?.auth?.confirmOrigin(command.origin, command.allow) ?? false;
-    case 'pendingSignIn':
-      return conn?.auth?.pendingTrip() ?? null;
-    case 'follow':
-      conn?.tracker.follow(command.taskId);
+    },
+    flush: async () => {
+      await current()?.history?.flush();
       return null;
-    case 'flush':
-      await conn?.history?.flush();
-      return null;
-    case 'listTools':
-      if (!conn) throw new Error('Not connected');
-      return conn.api.listTools();
-    case 'run':
-      return runTool(conn, command);
-    case 'callPlain':
-      return callPlain(conn, command);
-    case 'track': {
+    },
+    listTools: async () => {
+      const conn = current();
+      if (!conn) throw new ClassifiedFailure({ kind: 'other', message: 'Not connected to a receiver.' });
+      try {
+        return await conn.api.listTools();
+      } catch (error) {
+        throw new ClassifiedFailure(
+          classifyError(error, { method: 'tools/list', signIn: conn.auth?.needsSignIn }),
+        );
+      }
+    },
+    run: (command) => runTool(current(), command),
+    callPlain: (command) => callPlain(current(), command),
+    track: async (command) => {
+      const conn = current();
       const taskId = command.taskId.trim();
       if (!conn || taskId === '' || taskId.length > 512) return false;
       conn.tracker.track(taskId, { origin: 'manual' });
       return true;
-    }
-    case 'cancel':
-      return conn ? conn.tracker.cancel(command.taskId) : null;
-    case 'refetchResult':
-      conn?.tracker.refetchResult(command.taskId);
+    },
+    cancel: async ({ taskId }) => {
+      const conn = current();
+      return conn ? conn.tracker.cancel(taskId) : null;
+    },
+    refetchResult: async ({ taskId }) => {
+      current()?.tracker.refetchResult(taskId);
       return null;
-    case 'stopResult':
-      return conn ? conn.tracker.stopResult(command.taskId) : false;
-    case 'pollNow':
-      conn?.tracker.pollNow(command.taskId);
+    },
+    stopResult: async ({ taskId }) => current()?.tracker.stopResult(taskId) ?? false,
+    pollNow: async ({ taskId }) => {
+      current()?.tracker.pollNow(taskId);
       return null;
-    case 'trackSeen':
-      return conn ? conn.tracker.trackSeen() : 0;
-    case 'answer':
-      return conn ? conn.people.answer(command.key, command.outcome, command.reply) : false;
-  }
+    },
+    trackSeen: async () => current()?.tracker.trackSeen() ?? 0,
+    answer: async ({ key, outcome, reply }) => current()?.people.answer(key, outcome, reply) ?? false,
+  } satisfies CommandPart;
 }
 
-/** The traffic log's commands act at once, in the order sent: a clear before a connect empties the log first. */
-export function trafficCommand(outbox: Outbox, command: Command): { value: Reply } | undefined {
-  switch (command.type) {
-    case 'trafficMirror':
-      outbox.setTrafficMirror(command.on);
-      return { value: null };
-    case 'trafficClear':
-      outbox.clearTraffic(command.epoch);
-      return { value: null };
-    case 'trafficEvents':
-      return { value: outbox.trafficEvents(command.connectionId) };
-    case 'taskView':
-      outbox.setTaskView(command.view);
-      return { value: null };
-    default:
-      return undefined;
-  }
+/**
+ * What of the traffic log and of the tasks crosses to the page: each acts on the outbox alone and at once, so a
+ * clear sent before a connect empties the log before it.
+ */
+export function outboxCommands(outbox: Outbox) {
+  return {
+    trafficMirror: async ({ on }) => {
+      outbox.setTrafficMirror(on);
+      return null;
+    },
+    trafficClear: async ({ epoch }) => {
+      outbox.clearTraffic(epoch);
+      return null;
+    },
+    trafficEvents: async ({ connectionId }) => outbox.trafficEvents(connectionId),
+    taskView: async ({ view }) => {
+      outbox.setTaskView(view);
+      return null;
+    },
+  } satisfies CommandPart;
 }
 
 /** Lists the receiver's tasks (tasks/list, every page) into the tracker; the page sees the list's state. */

@@ -44,6 +44,17 @@ export interface ClassifiedError {
   diagnosis?: 'cors' | 'unreachable';
 }
 
+/**
+ * A failure already classified, thrown where its kind is known (an engine command that cannot be done, its
+ * failure arriving on the page): `classifyError` gives its `classified` back as it is.
+ */
+export class ClassifiedFailure extends Error {
+  override readonly name = 'ClassifiedFailure';
+  constructor(readonly classified: ClassifiedError) {
+    super(classified.message);
+  }
+}
+
 export interface ErrorContext {
   /** The JSON-RPC method that failed. */
   method?: string;
@@ -323,6 +334,7 @@ function classifyJsonRpc(code: number, raw: string, data: unknown, ctx: ErrorCon
  */
 export function classifyError(error: unknown, ctx: ErrorContext = {}): ClassifiedError {
   try {
+    if (error instanceof ClassifiedFailure) return error.classified;
     if (error instanceof LocalRefusal) {
       return { kind: 'unsupported', message: error.message };
     }

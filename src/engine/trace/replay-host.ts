@@ -1,33 +1,38 @@
 import { serverTaskSupport, serverTaskSupport2026, type ClassifiedError } from '../../mcp';
-import type { Command, Health, ReplayInfo, Replies } from '../messages';
+import type { CommandOf, CommandPart, CommandTable, Handler } from '../commands';
+import type { Health, ReplayInfo, Replies } from '../messages';
 import type { Outbox, TaskParts } from '../outbox';
 import type { PageTaskView } from '../task-view';
 import { parseTrace, parseTraceText } from './schema';
 import { ReplaySession, replayEnd, type ReplayOptions } from './replay';
 import type { Trace } from './trace-types';
 
-/** Commands that would reach a receiver: a replay has none to reach, so they are refused while one runs. */
-const LIVE_ONLY = new Set<Command['type']>([
-  'run',
-  'callPlain',
-  'cancel',
-  'track',
-  'follow',
-  'refetchResult',
-  'pollNow',
-  'stopResult',
-  'trackSeen',
-  'syncList',
-  'answer',
-  'resend',
-  'clearHistory',
-  'checkReceiver',
-]);
-
 const REFUSED: ClassifiedError = {
   kind: 'unsupported',
   message: 'This is a replay of a recording: no receiver is contacted, so nothing can be sent.',
 };
+
+/**
+ * The commands that would reach a receiver, and what a running replay answers each instead: it has none to
+ * reach. Every other command goes to its handler as it does live.
+ */
+const REFUSALS = {
+  run: { ok: false, error: REFUSED },
+  callPlain: { ok: false, error: REFUSED },
+  resend: { ok: false, error: REFUSED },
+  cancel: REFUSED,
+  syncList: REFUSED,
+  track: false,
+  stopResult: false,
+  answer: false,
+  trackSeen: 0,
+  follow: null,
+  refetchResult: null,
+  pollNow: null,
+  clearHistory: [],
+  checkReceiver: { ok: false, reason: REFUSED.message },
+} satisfies Partial<Replies>;
+type Refused = keyof typeof REFUSALS;
 
 /**
  * The engine's replay side, beside the live connection in host.ts: it opens a trace (validated here, off the
@@ -61,41 +66,58 @@ export class ReplayHost {
     return this.session?.taskCount() ?? 0;
   }
 
-  /** Handles a replay command, or a live one a running replay refuses; undefined for anything else. */
-  async handle(command: Command): Promise<{ value: Replies[Command['type']] } | undefined> {
-    switch (command.type) {
-      case 'replayCheck': {
-        const parsed = parse(command.trace);
-        this.checked = parsed.ok ? { trace: parsed.trace, warnings: parsed.warnings } : null;
-        return {
-          value: parsed.ok ? { ok: true, info: infoOf(parsed.trace), warnings: parsed.warnings } : parsed,
-        };
-      }
-      case 'replay':
-        return { value: await this.open(command) };
-      case 'replaySeek': {
-        if (!this.trace) return { value: false };
-        this.begin(this.trace, command.connectionId);
-        await this.session?.start(command.at, command.speed, command.paused !== true);
-        return { value: true };
-      }
-      case 'replayControl':
-        if (command.action === 'play') this.session?.play();
-        else this.session?.pause();
-        return { value: null };
-      case 'replaySpeed':
-        this.session?.setSpeed(command.speed);
-        return { value: null };
-      case 'connect':
-      case 'disconnect':
+  /** The replay's own commands: open a trace, start it again elsewhere, play, pause, change speed. */
+  readonly commands = {
+    replayCheck: async ({ trace }) => {
+      const parsed = parse(trace);
+      this.checked = parsed.ok ? { trace: parsed.trace, warnings: parsed.warnings } : null;
+      return parsed.ok ? { ok: true, info: infoOf(parsed.trace), warnings: parsed.warnings } : parsed;
+    },
+    replay: (command) => this.open(command),
+    replaySeek: async ({ connectionId, at, speed, paused }) => {
+      if (!this.trace) return false;
+      this.begin(this.trace, connectionId);
+      await this.session?.start(at, speed, paused !== true);
+      return true;
+    },
+    replayControl: async ({ action }) => {
+      if (action === 'play') this.session?.play();
+      else this.session?.pause();
+      return null;
+    },
+    replaySpeed: async ({ speed }) => {
+      this.session?.setSpeed(speed);
+      return null;
+    },
+  } satisfies CommandPart;
+
+  /**
+   * The engine's table as a replay changes it: while one runs, a command that would reach a receiver gets its
+   * refusal (REFUSALS) and the tools are the trace's; a connect or a disconnect ends the replay first.
+   */
+  over(live: CommandTable): CommandTable {
+    const table: CommandTable = {
+      ...live,
+      connect: (command) => {
         this.stop();
-        return undefined;
-      case 'listTools':
-        return this.session ? { value: { tools: this.trace?.tools ?? [], warnings: [] } } : undefined;
-      default:
-        if (!this.session || !LIVE_ONLY.has(command.type)) return undefined;
-        return { value: refusal(command.type) };
-    }
+        return live.connect(command);
+      },
+      disconnect: (command) => {
+        this.stop();
+        return live.disconnect(command);
+      },
+      listTools: async (command) =>
+        this.session ? { tools: this.trace?.tools ?? [], warnings: [] } : live.listTools(command),
+    };
+    for (const type of Object.keys(REFUSALS) as Refused[]) this.refuse(table, type, REFUSALS[type]);
+    return table;
+  }
+
+  private refuse<K extends Refused>(table: CommandTable, type: K, refusal: Replies[K]): void {
+    const live: Handler<K> = table[type];
+    const refusing: Handler<K> = async (command) => (this.session ? refusal : live(command));
+    // TypeScript reads the table at a generic key as Handler<K>, but does not let one write it there.
+    table[type] = refusing as CommandTable[K];
   }
 
   /** Ends the replay; what it showed stays on the page until the next connection replaces it. */
@@ -107,7 +129,7 @@ export class ReplayHost {
     this.outbox.forgetConnection();
   }
 
-  private async open(command: Extract<Command, { type: 'replay' }>): Promise<Replies['replay']> {
+  private async open(command: CommandOf<'replay'>): Promise<Replies['replay']> {
     const parsed =
       command.trace !== undefined
         ? parse(command.trace)
@@ -197,28 +219,4 @@ export function featuredTask(trace: Pick<Trace, 'tasks'>): string | undefined {
       best = candidate;
   }
   return best?.taskId;
-}
-
-function refusal(type: Command['type']): Replies[Command['type']] {
-  switch (type) {
-    case 'run':
-    case 'callPlain':
-    case 'resend':
-      return { ok: false, error: REFUSED };
-    case 'cancel':
-    case 'syncList':
-      return REFUSED;
-    case 'track':
-    case 'stopResult':
-    case 'answer':
-      return false;
-    case 'trackSeen':
-      return 0;
-    case 'clearHistory':
-      return [];
-    case 'checkReceiver':
-      return { ok: false, reason: REFUSED.message };
-    default:
-      return null;
-  }
 }
