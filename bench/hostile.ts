@@ -1,6 +1,6 @@
 /**
  * npm run bench:hostile: how the dashboard copes with each case of the hostile receiver
- * (src/devserver/hostile/receiver.ts), in Debian Chromium. Prints figures; asserts nothing.
+ * (test/servers/hostile/receiver.ts), in Debian Chromium. Prints figures; asserts nothing.
  *
  * The hostile receiver and the app server (`npm start`'s, serving the build in dist/) run in this process. For
  * each case, a fresh browser context opens `${app}/?server=<case URL>` and stays BENCH_HOSTILE_SECONDS (10).
@@ -21,7 +21,7 @@ import {
   type CaseCounts,
   type CaseName,
   type HostileReceiver,
-} from '../src/devserver/hostile/receiver';
+} from '../test/servers/hostile/receiver';
 import { CHROMIUM_ARGS, chromiumPath } from '../test/helpers/chromium';
 import { watchWorkers, type HeapReading } from './ui-heap';
 

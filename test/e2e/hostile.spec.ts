@@ -1,5 +1,5 @@
 import { connect, expect, test } from './fixtures';
-import { startHostileReceiver, type HostileReceiver } from '../../src/devserver/hostile/receiver';
+import { startHostileReceiver, type HostileReceiver } from '../servers/hostile/receiver';
 import { startUserDocsReceiver, type UserDocsReceiver } from '../helpers/user-docs-receiver';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthView } from '../../src/mcp';
 import { startApp, type StartedApp } from '../../src/devserver/start';
-import { startHostileReceiver, type HostileReceiver } from '../../src/devserver/hostile/receiver';
+import { startHostileReceiver, type HostileReceiver } from '../servers/hostile/receiver';
 import { connectedEngine, engineOverChannel, TEST_SETTINGS } from '../helpers/engine-channel';
 import { consent, startDemoAuth } from '../helpers/demo-auth';
 import { demoFor, stopAfterEach } from '../helpers/cleanups';

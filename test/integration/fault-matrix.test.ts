@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main, type CommandOptions } from '../../src/cli/main';
-import { FAULT_NAMES, FAULT_RULES, type FaultName } from '../../src/devserver/hostile/faults';
+import { FAULT_NAMES, FAULT_RULES, type FaultName } from '../../src/devserver/demo-faults/faults';
 import { RULE_BY_ID, ruleDef, strengthFor } from '../../src/rules/catalogue';
 import type { RuleId, Verdict } from '../../src/rules/report-types';
 import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';

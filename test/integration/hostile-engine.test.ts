@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import type { ToolInfo } from '../../src/mcp';
 import type { Batch, InboxRequest } from '../../src/engine/messages';
-import {
-  startHostileReceiver,
-  type CaseName,
-  type HostileReceiver,
-} from '../../src/devserver/hostile/receiver';
+import { startHostileReceiver, type CaseName, type HostileReceiver } from '../servers/hostile/receiver';
 import { engineOverChannel } from '../helpers/engine-channel';
 import { waitFor } from '../helpers/wait';
 
 /**
- * The engine against the receiver that misbehaves on purpose (src/devserver/hostile), through the page's
+ * The engine against the receiver that misbehaves on purpose (test/servers/hostile), through the page's
  * message boundary: what the receiver counts (per case, per task, with arrival times on its clock) stays
  * within what the rules allow, and the page is told what is wrong (the task's record and warnings, the
  * connection's news, the list's status, the inbox). Where "no more requests" must be shown, the test waits

@@ -1,9 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startHostileReceiver,
-  type CaseName,
-  type HostileReceiver,
-} from '../../src/devserver/hostile/receiver';
+import { startHostileReceiver, type CaseName, type HostileReceiver } from '../servers/hostile/receiver';
 
 let receiver: HostileReceiver;
 beforeAll(async () => {

@@ -16,11 +16,7 @@ import { TaskTracker } from '../../src/tracker/tracker';
 import type { TrackedTask } from '../../src/tracker/task-store';
 import { evaluateReport, type ReportInput } from '../../src/rules/evaluate';
 import type { ReportCard, RuleId, Verdict } from '../../src/rules/report-types';
-import {
-  startHostileReceiver,
-  type FaultName,
-  type HostileReceiver,
-} from '../../src/devserver/hostile/receiver';
+import { startHostileReceiver, type FaultName, type HostileReceiver } from '../servers/hostile/receiver';
 import { startDemoReceiver, startEverything, type RunningReceiver } from '../helpers/receivers';
 import { waitFor } from '../helpers/wait';
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type StartedApp } from '../../src/devserver/start';
-import { FAULT_DESCRIPTIONS, FAULT_NAMES } from '../../src/devserver/hostile/faults';
+import { FAULT_DESCRIPTIONS, FAULT_NAMES } from '../../src/devserver/demo-faults/faults';
 import { initializeRequest } from '../helpers/initialize';
 
 // The issue asks for curl tests: the real client, so no Node fetch quirk (Host is a forbidden header there) helps.

@@ -2,7 +2,7 @@ import { afterEach, expect, it } from 'vitest';
 import { McpSession, TasksApi } from '../../src/mcp';
 import { createQueryClient } from '../../src/tracker/queries';
 import { TaskTracker } from '../../src/tracker/tracker';
-import { startHostileReceiver, type HostileReceiver } from '../../src/devserver/hostile/receiver';
+import { startHostileReceiver, type HostileReceiver } from '../servers/hostile/receiver';
 import { waitFor } from '../helpers/wait';
 
 let hostile: HostileReceiver | undefined;

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { FAULT_DESCRIPTIONS, FAULT_RULES, FAULT_NAMES } from '../hostile/faults.js';
+import { FAULT_DESCRIPTIONS, FAULT_RULES, FAULT_NAMES } from '../demo-faults/faults.js';
 import { AUTH_FAULTS, AUTH_FAULT_RULES } from '../demo-auth/faults.js';
 
 /**

@@ -9,7 +9,7 @@ import { DemoTaskStore } from './task-store.js';
 import { registerDemoTools } from './tools.js';
 import { refusePlainCallsOfTaskRequiredTools } from './task-required.js';
 import { receiverGuard } from '../guard.js';
-import { createHostileHandler, type HostileHandler } from '../hostile/receiver.js';
+import { createFaultsHandler, type FaultsHandler } from '../demo-faults/handler.js';
 
 export const DEMO_SERVER_INFO = {
   name: 'taskscope-demo',
@@ -40,7 +40,7 @@ export interface DemoReceiverOptions {
   cors?: boolean;
   /**
    * Rules to break on every request (`npm run receiver -- --faults=a,b`); a request's own `?faults=a,b` wins.
-   * Such requests are served by the hostile receiver's faults case (hostile/faults.ts), not by the SDK.
+   * Such requests are served by the faults case (demo-faults/faults.ts), not by the SDK.
    */
   faults?: string;
 }
@@ -116,7 +116,7 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
   };
 
   const router = express.Router();
-  let hostile: HostileHandler | undefined;
+  let faultsHandler: FaultsHandler | undefined;
   const faultsOf = (req: Request): string | undefined =>
     typeof req.query.faults === 'string' ? req.query.faults : options.faults;
   router.use(
@@ -133,8 +133,8 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
   router.use((req: Request, res: Response, next: NextFunction) => {
     const faults = faultsOf(req);
     if (faults === undefined) return next();
-    hostile ??= createHostileHandler();
-    hostile.handleFaults(req, res, faults).catch(next);
+    faultsHandler ??= createFaultsHandler();
+    faultsHandler.handleFaults(req, res, faults).catch(next);
   });
 
   const requireJson = (req: Request, res: Response, next: NextFunction) => {
@@ -208,7 +208,7 @@ export function createDemoReceiver(options: DemoReceiverOptions = {}): DemoRecei
     router,
     sessionCount: () => sessions.size,
     close: async () => {
-      hostile?.end();
+      faultsHandler?.end();
       await Promise.all([...sessions.keys()].map(closeSession));
     },
   };

@@ -1,24 +1,18 @@
 /**
- * A receiver that misbehaves on purpose, for tests, benches and demos (issue #9): plain `node:http`, no SDK,
- * MCP 2025-11-25 tasks over Streamable HTTP. One misbehaviour per **case**, each at its own path
- * `/<case>/mcp` on one server, so a test run starts it once. Everything not named by a case follows the
- * protocol: CORS for loopback origins, initialize, tools/list (one tool `job`, taskSupport required),
- * task-augmented tools/call, tasks/list (100 a page), tasks/get, tasks/result (blocks while the task runs),
- * tasks/cancel, a GET notification stream with `: ping` every 15 s, DELETE.
+ * Serves MCP 2025-11-25 tasks over Streamable HTTP with plain `node:http`, no SDK, one **case** at a time: the
+ * demo receiver hands a request with `?faults=` here (handleFaults), served by the faults case (faults.ts) for
+ * that set of faults. The hostile receiver (test/servers/hostile/) serves its own cases through the same handler.
  *
- * Every timer belongs to a held-open request or stream and stops with it; `close()` ends them all.
+ * Every timer belongs to a held-open request or stream and stops with it; `end()` ends them all.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { refusal } from '../guard.js';
-import { listenOnLoopback } from '../http-server.js';
 import {
-  CASE_NAMES,
-  type CaseName,
+  type CaseSpec,
   type CaseState,
   CORS_ALLOW_HEADERS,
   CORS_EXPOSE_HEADERS,
   Held,
-  type HostileReceiver,
   isId,
   isRecord,
   MAX_ARRIVALS,
@@ -30,90 +24,34 @@ import {
   startSse,
   STREAM_PING_MS,
 } from './wire.js';
-import { CASE_DESCRIPTIONS, buildSpecs } from './cases.js';
 import { FAULT_DESCRIPTIONS, faultSpec, parseFaults, type FaultName } from './faults.js';
 import { answerMethod } from './methods.js';
-
-export {
-  CASE_NAMES,
-  type CaseName,
-  type CaseCounts,
-  type HostileReceiver,
-  type TaskGetCount,
-} from './wire.js';
-export { CASE_DESCRIPTIONS } from './cases.js';
-export { FAULT_DESCRIPTIONS, FAULT_NAMES, parseFaults, type FaultName } from './faults.js';
 
 /** Fault sets served at once at most; each keeps its own tasks. */
 const MAX_FAULT_CASES = 100;
 
-/**
- * The hostile receiver's request handling without a server of its own, so another server can mount it: the
- * demo receiver hands a request with `?faults=` here (handleFaults), served by the faults case.
- */
-export interface HostileHandler {
-  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+export interface FaultsHandler {
+  /** Every held-open request and stream. */
+  held: Set<Held>;
+  /** A case in its starting state: no task yet, then seeded. */
+  newCase(name: string, description: string, spec: CaseSpec): CaseState;
+  /** Clears a case's counts and recreates its tasks. */
+  resetCase(c: CaseState): void;
+  /** Host and Origin checks, CORS headers; false when the request was refused (and answered). */
+  guard(req: IncomingMessage, res: ServerResponse): boolean;
+  /** Serves one request, already guarded, with case `c`. */
+  serve(c: CaseState, req: IncomingMessage, res: ServerResponse): Promise<void> | void;
+  /** The faults case for this set of faults, made on first use; undefined (and answered) when refused. */
+  faultCase(text: string, res: ServerResponse): CaseState | undefined;
   /** Serves one request with the faults case for `faults` (comma-separated names), whatever its path. */
   handleFaults(req: IncomingMessage, res: ServerResponse, faults: string): Promise<void>;
-  caseOf(name: CaseName): CaseState;
-  /** Ends every held-open request and stream. */
+  /** Ends every held-open request and stream; later requests are dropped. */
   end(): void;
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// The server.
-
-export async function startHostileReceiver(opts: { port?: number } = {}): Promise<HostileReceiver> {
-  const handler = createHostileHandler();
-  const server = createServer((req, res) => {
-    handler.handle(req, res).catch(() => {
-      if (!res.headersSent && !res.destroyed) res.writeHead(500).end();
-      else res.destroy();
-    });
-  });
-  const listening = await listenOnLoopback(server, opts.port ?? 0);
-  let closing: Promise<void> | undefined;
-  const { caseOf } = handler;
-
-  return {
-    url: listening.url,
-    caseUrl: (name) => `${listening.url}/${caseOf(name).name}/mcp`,
-    faultsUrl: (faults) =>
-      `${listening.url}/faults/mcp${faults.length > 0 ? `?faults=${faults.join(',')}` : ''}`,
-    counts: (name) => {
-      const c = caseOf(name);
-      const k = c.counter;
-      return {
-        methods: Object.fromEntries(k.methods),
-        GET: k.GET,
-        POST: k.POST,
-        DELETE: k.DELETE,
-        OPTIONS: k.OPTIONS,
-        responses: k.responses,
-        tasksGet: Object.fromEntries(
-          [...k.tasksGet].map(([id, e]) => [id, { count: e.count, at: [...e.at] }]),
-        ),
-        tasksGetUntracked: k.tasksGetUntracked,
-        notificationsSent: k.notificationsSent,
-        elicitationsSent: k.elicitationsSent,
-        open: c.open,
-      };
-    },
-    reset: (name) => handler.reset(name),
-    close: () => {
-      closing ??= (async () => {
-        handler.end();
-        await listening.close();
-      })();
-      return closing;
-    },
-  };
-}
-
-export function createHostileHandler(): HostileHandler & { reset(name?: CaseName): void } {
+export function createFaultsHandler(): FaultsHandler {
   const held = new Set<Held>();
-  const specs = buildSpecs(held);
-  const cases = new Map<string, CaseState>();
+  const faultCases = new Map<string, CaseState>();
   let closed = false;
 
   const resetCase = (c: CaseState) => {
@@ -124,7 +62,7 @@ export function createHostileHandler(): HostileHandler & { reset(name?: CaseName
     c.created = 0;
   };
   /** Every case, named or a set of faults, starts alike: no task yet, then seeded. */
-  const newCase = (name: CaseState['name'], description: string, spec: CaseState['spec']): CaseState => {
+  const newCase = (name: string, description: string, spec: CaseSpec): CaseState => {
     const c: CaseState = {
       name,
       description,
@@ -140,10 +78,6 @@ export function createHostileHandler(): HostileHandler & { reset(name?: CaseName
     resetCase(c);
     return c;
   };
-  for (const name of CASE_NAMES) {
-    cases.set(name, newCase(name, CASE_DESCRIPTIONS[name], specs[name]));
-  }
-
   const countGet = (c: CaseState, taskId: string) => {
     const entry = c.counter.tasksGet.get(taskId);
     if (entry) {
@@ -260,10 +194,10 @@ export function createHostileHandler(): HostileHandler & { reset(name?: CaseName
       });
       return undefined;
     }
-    const name = `faults?${faults.join(',')}` as const;
-    let c = cases.get(name);
+    const name = `faults?${faults.join(',')}`;
+    let c = faultCases.get(name);
     if (c) return c;
-    if (cases.size >= CASE_NAMES.length + MAX_FAULT_CASES) {
+    if (faultCases.size >= MAX_FAULT_CASES) {
       sendJson(res, 503, {
         jsonrpc: '2.0',
         id: null,
@@ -278,7 +212,7 @@ export function createHostileHandler(): HostileHandler & { reset(name?: CaseName
         : 'follows every rule the report card judges',
       faultSpec(faults, held),
     );
-    cases.set(name, c);
+    faultCases.set(name, c);
     return c;
   };
 
@@ -310,45 +244,20 @@ export function createHostileHandler(): HostileHandler & { reset(name?: CaseName
     }
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (!guard(req, res)) return;
-    const [path = '/', query = ''] = (req.url ?? '/').split('?');
-    const named = /^\/([a-z-]+)\/mcp\/?$/.exec(path)?.[1] ?? '';
-    const c =
-      named === 'faults' ? faultCase(new URLSearchParams(query).get('faults') ?? '', res) : cases.get(named);
-    if (named === 'faults' && !c) return;
-    if (!c) {
-      const known = path === '/' || path === '';
-      return sendJson(res, known ? 200 : 404, {
-        ...(known ? {} : { error: `No case at ${path.slice(0, 200)}` }),
-        cases: Object.fromEntries(
-          CASE_NAMES.map((n) => [n, { path: `/${n}/mcp`, does: CASE_DESCRIPTIONS[n] }]),
-        ),
-        faults: { path: '/faults/mcp?faults=a,b', names: FAULT_DESCRIPTIONS },
-      });
-    }
-    await serve(c, req, res);
-  };
-
   const handleFaults = async (req: IncomingMessage, res: ServerResponse, faults: string) => {
     if (!guard(req, res)) return;
     const c = faultCase(faults, res);
     if (c) await serve(c, req, res);
   };
 
-  const caseOf = (name: CaseName): CaseState => {
-    const c = cases.get(name);
-    if (!c) throw new Error(`Unknown hostile case: ${String(name)}`);
-    return c;
-  };
-
   return {
-    handle,
+    held,
+    newCase,
+    resetCase,
+    guard,
+    serve,
+    faultCase,
     handleFaults,
-    caseOf,
-    reset: (name) => {
-      for (const c of name ? [caseOf(name)] : cases.values()) resetCase(c);
-    },
     end: () => {
       closed = true;
       for (const h of [...held]) h.end();

@@ -1,4 +1,4 @@
-import { portFromEnv } from '../http-server.js';
+import { portFromEnv } from '../../../src/devserver/http-server.js';
 import { CASE_DESCRIPTIONS, CASE_NAMES, startHostileReceiver } from './receiver.js';
 
 // `npm run receiver:hostile`: the hostile receiver alone, one misbehaving MCP receiver per case at /<case>/mcp.

@@ -1,8 +1,8 @@
 /**
- * The hostile receiver's **faults** case (issue #13): a receiver whose tasks run, end, fail and expire as a
- * well-behaved one's do, and that breaks only the report-card rules it is told to, one fault per rule. Served
- * at `/faults/mcp?faults=a,b` on the hostile receiver, and at the demo receiver's own URL with `?faults=a,b`
- * (or `npm run receiver -- --faults=a,b`). Without faults it follows every rule the card judges.
+ * The **faults** case: a receiver whose tasks run, end, fail and expire as a well-behaved one's do, and that
+ * breaks only the report-card rules it is told to, one fault per rule. Served at the demo receiver's own URL
+ * with `?faults=a,b` (or `npm run receiver -- --faults=a,b`), and at `/faults/mcp?faults=a,b` on the test-only
+ * hostile receiver. Without faults it follows every rule the card judges.
  *
  * Tasks have no timers: each answer works out the task's state from its plan and the time, so nothing runs
  * once nobody asks. Status pushes ride on the GET stream, checked on a tick that ends with the stream.

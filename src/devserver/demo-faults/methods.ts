@@ -1,7 +1,8 @@
 /**
- * What the hostile receiver does for each method where its case does not say otherwise: MCP 2025-11-25 tasks
- * as the spec has them (initialize, tools/list with one tool `job`, a task-augmented tools/call, tasks/list,
- * tasks/get, tasks/result blocking while the task runs, tasks/cancel). A case's spec hooks in at each step.
+ * What a case (the faults case, or a hostile receiver's case) does for each method where its spec does not say
+ * otherwise: MCP 2025-11-25 tasks as the spec has them (initialize, tools/list with one tool `job`, a
+ * task-augmented tools/call, tasks/list, tasks/get, tasks/result blocking while the task runs, tasks/cancel).
+ * A case's spec hooks in at each step.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import {

@@ -1,72 +1,14 @@
 /**
- * The hostile receiver's plumbing: task shapes, per-case state and counts, held-open requests and streams,
- * and small wire helpers. The cases themselves are in cases.ts, the server in receiver.ts.
+ * The plumbing of the demo's faults receiver (and of the test-only hostile receiver built on it): task shapes,
+ * per-case state and counts, held-open requests and streams, and small wire helpers. The faults case is in
+ * faults.ts, the request handling in handler.ts.
  */
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-
-export const CASE_NAMES = [
-  'huge-interval',
-  'retry-after-http',
-  'retry-after-rpc',
-  'sse-retry-zero',
-  'deep-result',
-  'resource-result',
-  'huge-status',
-  'notification-flood',
-  'endless-list',
-  'huge-list',
-  'silent-get',
-  'endless-sse-answer',
-  'wrong-id',
-  'future-created',
-  'ttl-absurd',
-  'elicitation-flood',
-  'wide-elicitation',
-] as const;
-
-export type CaseName = (typeof CASE_NAMES)[number];
 
 export interface TaskGetCount {
   count: number;
   /** Date.now() at each arrival (the first 10,000), so a test can check the gaps. */
   at: number[];
-}
-
-export interface CaseCounts {
-  /** JSON-RPC requests and notifications the client POSTed, by method. */
-  methods: Record<string, number>;
-  /** GET requests for the notification stream (stream opens). */
-  GET: number;
-  POST: number;
-  DELETE: number;
-  /** CORS preflights. */
-  OPTIONS: number;
-  /** JSON-RPC responses the client POSTed (its answers to elicitation/create). */
-  responses: number;
-  /** tasks/get per taskId (the first 50,000 distinct ids). */
-  tasksGet: Record<string, TaskGetCount>;
-  /** tasks/get for ids beyond the first 50,000 distinct ones: counted, not itemised. */
-  tasksGetUntracked: number;
-  /** notifications/tasks/status written to GET streams. */
-  notificationsSent: number;
-  /** elicitation/create requests written to tasks/result streams. */
-  elicitationsSent: number;
-  /** Requests and streams of this case held open right now. */
-  open: number;
-}
-
-export interface HostileReceiver {
-  /** Base URL, e.g. http://127.0.0.1:PORT (no trailing slash). */
-  url: string;
-  /** The MCP endpoint of a case: `${url}/<case>/mcp`. */
-  caseUrl(name: CaseName): string;
-  /** The faults case's endpoint breaking these rules (hostile/faults.ts); none: a well-behaved receiver. */
-  faultsUrl(faults: readonly string[]): string;
-  counts(name: CaseName): CaseCounts;
-  /** Clears the counts and recreates the tasks of one case, or of every case. */
-  reset(name?: CaseName): void;
-  /** Ends every held-open request and stream, stops every timer, closes the server. */
-  close(): Promise<void>;
 }
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -92,19 +34,6 @@ export const STREAM_PING_MS = 15_000;
 export const BODY_LIMIT = 1024 * 1024;
 export const MAX_TRACKED_IDS = 50_000;
 export const MAX_ARRIVALS = 10_000;
-export const DAY_MS = 24 * 60 * 60 * 1000;
-
-export const FLOOD_PER_SECOND = 2000;
-export const FLOOD_TICK_MS = 10;
-export const FLOOD_FOR_MS = 10_000;
-export const FLOOD_KNOWN_SHARE = 0.1;
-export const HUGE_STATUS_BYTES = 20 * 1024 * 1024;
-export const DEEP_LEVELS = 100_000;
-export const ELICITATIONS = 1000;
-export const WIDE_PROPERTIES = 10_000;
-export const HUGE_LIST_SIZE = 20_000;
-export const RETRY_AFTER_SECONDS = 4000;
-export const RETRY_AFTER_MS = 4_000_000;
 
 export const TERMINAL = new Set<TaskStatus>(['completed', 'failed', 'cancelled']);
 export const CORS_ALLOW_HEADERS =
@@ -112,7 +41,6 @@ export const CORS_ALLOW_HEADERS =
 // Retry-After too: it is not a CORS-safelisted response header, so without it a page never sees the hint.
 export const CORS_EXPOSE_HEADERS = 'Mcp-Session-Id, MCP-Protocol-Version, Retry-After';
 
-/** What each case does, for the initialize instructions and the case list. */
 // ---------------------------------------------------------------------------------------------------------
 // State per case.
 
@@ -143,8 +71,8 @@ export const newCounter = (): Counter => ({
 });
 
 export interface CaseState {
-  /** A case's name, or `faults?a,b` for the faults case (hostile/faults.ts) with those faults. */
-  name: CaseName | `faults?${string}`;
+  /** A case's name: `faults?a,b` for the faults case (faults.ts) with those faults. */
+  name: string;
   description: string;
   spec: CaseSpec;
   /** Listed tasks in creation order, and every task by id (listed, created, or generated then changed). */

@@ -1,25 +1,13 @@
 /** The hostile receiver's cases: what each one does wrong, and how. */
 import { randomBytes } from 'node:crypto';
 import {
-  type CaseName,
   type CaseSpec,
   type CaseState,
-  DAY_MS,
-  DEEP_LEVELS,
-  ELICITATIONS,
-  FLOOD_FOR_MS,
-  FLOOD_KNOWN_SHARE,
-  FLOOD_PER_SECOND,
-  FLOOD_TICK_MS,
   Held,
-  HUGE_LIST_SIZE,
-  HUGE_STATUS_BYTES,
   makeTask,
   PAGE_SIZE,
   relatedMeta,
   result,
-  RETRY_AFTER_MS,
-  RETRY_AFTER_SECONDS,
   type Rpc,
   rpcError,
   sendJson,
@@ -27,8 +15,22 @@ import {
   sseMessage,
   startSse,
   STREAM_PING_MS,
-  WIDE_PROPERTIES,
   type WireTask,
+} from '../../../src/devserver/demo-faults/wire.js';
+import {
+  type CaseName,
+  DAY_MS,
+  DEEP_LEVELS,
+  ELICITATIONS,
+  FLOOD_FOR_MS,
+  FLOOD_KNOWN_SHARE,
+  FLOOD_PER_SECOND,
+  FLOOD_TICK_MS,
+  HUGE_LIST_SIZE,
+  HUGE_STATUS_BYTES,
+  RETRY_AFTER_MS,
+  RETRY_AFTER_SECONDS,
+  WIDE_PROPERTIES,
 } from './wire.js';
 
 export const CASE_DESCRIPTIONS: Record<CaseName, string> = {
