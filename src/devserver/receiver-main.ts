@@ -16,7 +16,7 @@ const receiverOptions = {
   allowedHosts,
   // As most SDK servers without CORS middleware are: reachable from a page only through a relay.
   cors: !process.argv.includes('--no-cors'),
-  // --faults=a,b: /mcp breaks those report-card rules (the hostile receiver's faults case; see docs/demo.md).
+  // --faults=a,b: /mcp breaks those report-card rules (the faults case, demo-faults/; see docs/demo.md).
   faults: process.argv.find((a) => a.startsWith('--faults='))?.slice('--faults='.length),
 };
 const receiver = createDemoReceiver(receiverOptions);

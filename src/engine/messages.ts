@@ -109,8 +109,10 @@ export type Command =
   /** Follow the task ids that pushes named beyond the automatic limit. */
   | { type: 'trackSeen' }
   | { type: 'syncList' }
-  /** The report card's active check (it creates tasks on the receiver: only on the person's request). */
-  /** `args`: the arguments to run `tool` with (`taskscope check --args`); otherwise its defaults only. */
+  /**
+   * The report card's active check (it creates tasks on the receiver: only on the person's request). `args`:
+   * the arguments to run `tool` with (`taskscope check --args`); otherwise its defaults only.
+   */
   | { type: 'checkReceiver'; tool?: string; args?: Record<string, unknown> }
   | { type: 'stopCheck' }
   /** Sends a recorded request again (its params as recorded, or as the person edited them) with a fresh id. */
@@ -127,8 +129,10 @@ export type Command =
    * only once the engine has accepted the file, so a refused one leaves the live connection as it was.
    */
   | { type: 'replayCheck'; trace: string | object }
-  /** Starts the current trace again at `at`, under a new connection id, so every store starts clean. */
-  /** `paused`: stays paused there (scrubbing a paused replay). */
+  /**
+   * Starts the current trace again at `at`, under a new connection id, so every store starts clean; `paused`:
+   * stays paused there (scrubbing a paused replay).
+   */
   | { type: 'replaySeek'; connectionId: number; at: number; speed: ReplaySpeed; paused?: boolean }
   | { type: 'replayControl'; action: 'play' | 'pause' }
   | { type: 'replaySpeed'; speed: ReplaySpeed }

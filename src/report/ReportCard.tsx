@@ -282,7 +282,6 @@ function CardBody() {
   );
 }
 
-/** The report card, while open: a dialog over the page, closed by its button, the backdrop or Escape. */
 /** The card's content, loaded with the card: the whole rule book is judged only once somebody opens it. */
 export default function ReportCardBody() {
   return (

@@ -1,5 +1,5 @@
 /**
- * The receiver report card (issue #13): how well a receiver follows the task rules. Each rule carries the
+ * The receiver report card: how well a receiver follows the task rules. Each rule carries the
  * spec's own strength; the verdict follows from it: a MUST broken fails, a SHOULD broken warns, a MAY not used
  * is information, never a fail. Rules are judged from what the tracker observed (passive) and, on the
  * person's request, from the active check's probes (active).

@@ -2,6 +2,7 @@
  * When the tracker asks a receiver next: the delay before a task's next poll, and the timing of the probes that
  * ask whether a terminal task was purged. Every wait the tracker makes is computed here.
  */
+
 /** Used when a task's answers carry no pollInterval (the user documents give no default; 1 s is the SDK's). */
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 

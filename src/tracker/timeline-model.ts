@@ -144,10 +144,6 @@ export function describeSources(
   });
 }
 
-/**
- * The status bar and its marks from a task's entries: one segment per run of the same status, drawn from the
- * moment it was first observed to the next change (or now, while the task is live).
- */
 /** Where a task's status bar starts: the first request about it, or when it was first seen. */
 export function timelineStart(task: TrackedTask): number {
   const first = task.entries[0];
@@ -231,6 +227,10 @@ export function unobservedSpan(
   };
 }
 
+/**
+ * The status bar and its marks from a task's entries: one segment per run of the same status, drawn from the
+ * moment it was first observed to the next change (or now, while the task is live).
+ */
 export function buildTimeline(task: TrackedTask, now: number, context: TimelineContext = {}): TimelineModel {
   const { start, end, segments } = taskSegments(task, now);
   const marks: Mark[] = [];

@@ -15,8 +15,8 @@ import { answerQuestion, connect, connectionStatus as status, expect, runTask, t
 
 /**
  * A slow_job that works far longer than any test here may take (10 min), and is kept as long (its ttl: the
- * demo's default of 60 s had the receiver purge it under a test that ran past a minute on a loaded machine): it
- * is live for as long as a test needs it, however slow the machine, and the test ends it itself with Cancel.
+ * demo's default of 60 s is shorter than a test may run on a slow machine): it is live for as long as a test
+ * needs it, however slow the machine, and the test ends it itself with Cancel.
  */
 const LIVE_FOR_THE_WHOLE_TEST = { durationMs: '600000', steps: '2', pollIntervalMs: '200', ttlMs: '600000' };
 

@@ -3,7 +3,7 @@ import type { Page } from '@playwright/test';
 import { connect, expect, test } from './fixtures';
 
 /**
- * The receiver report card (issue #13) against the demo receiver `npm start` mounts at /demo/mcp: opened by
+ * The receiver report card against the demo receiver `npm start` mounts at /demo/mcp: opened by
  * ?report=1, the active check run with its confirmation and stopped on a second run, the Markdown export.
  * Every fault's rule is held to its verdict by test/integration/fault-matrix.test.ts; here one fault is seen
  * on the card and its first offence opened, as a server author would. The card's drawing is checked in

@@ -18,7 +18,7 @@ import { openSession } from '../../src/mcp/open-session';
 
 /**
  * The fault matrix: `taskscope check` against every fault the demo receiver offers (`?faults=`, served by the
- * hostile receiver's faults case), one run per fault, all side by side. Each fault must give its rule the
+ * faults case, src/devserver/demo-faults/), one run per fault, all side by side. Each fault must give its rule the
  * verdict the rule's strength sets (MUST → fail, SHOULD → warn, MAY → info), with its first offence, and leave
  * every other rule as the healthy receiver has it; the healthy receivers of both generations fail and warn on
  * nothing. A run that could not finish a step would exit 3, not 0 or 1.

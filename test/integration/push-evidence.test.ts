@@ -33,7 +33,7 @@ const reopenedAfterPush = (task: TrackedTask | undefined) => {
   );
 };
 
-describe('statuses seen in a push are judged (issue #33)', () => {
+describe('statuses seen in a push are judged', () => {
   it('?faults=terminal-changes: a pushed end, then a listing saying working, fails "Only legal status transitions"', async () => {
     const receiver = await demoFor(later);
     const engine = engineOverChannel();

@@ -8,7 +8,7 @@ import { startRecorder } from '../helpers/record-trace';
 import { waitFor } from '../helpers/wait';
 
 /**
- * A replay keeps the time of the recording (#34): what a trace holds of each task — create → complete,
+ * A replay keeps the time of the recording: what a trace holds of each task — create → complete,
  * complete → result fetched and the result's latency, complete → purge, the gaps between polls, when pushes
  * came — is what the replay shows, and it comes at the recorded pace: at 1× as it happened, at 4× in a
  * quarter of the time, at "instant" at once but in the recorded order. The recording is a real run against

@@ -41,7 +41,7 @@ export { CHECK_STEPS, checkableTools, type CheckableTool } from './plan';
 export type { CheckCall, CheckTarget } from './probe';
 
 /**
- * The report card's active check (issue #13): probes a receiver for what watching alone cannot show — an
+ * The report card's active check: probes a receiver for what watching alone cannot show — an
  * unknown id, a cancel of a live and of an ended task, tasks/result before the end, a short requested ttl,
  * tasks/list paging, methods it does not declare. It runs in the engine, on the person's request only (it
  * creates tasks on their server), with only tools the receiver offers. Every request has a deadline; every

@@ -4,7 +4,7 @@ import { codeText, excerpt, skip, type Attempt, type Probe } from './probe';
 import { count } from '../../rules/words';
 
 /**
- * The active check's steps on the receiver's methods (issue #13): tasks/list paging, and the methods it does
+ * The active check's steps on the receiver's methods: tasks/list paging, and the methods it does
  * not declare. Each returns the note shown beside the step.
  */
 

@@ -5,7 +5,7 @@ import { seconds } from './plan';
 import { codeText, excerpt, skip, Stopped, Skip, type Probe } from './probe';
 
 /**
- * The active check's steps on tasks (issue #13): an unknown id, tasks/result before the end, a cancel of a live
+ * The active check's steps on tasks: an unknown id, tasks/result before the end, a cancel of a live
  * and of an ended task, a short requested ttl. Each returns the note shown beside the step; the verdicts go
  * through the probe.
  */

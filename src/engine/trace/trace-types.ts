@@ -1,5 +1,5 @@
 /**
- * A Taskscope trace (issue #12): everything observed of one receiver, to share, to open in another browser and
+ * A Taskscope trace: everything observed of one receiver, to share, to open in another browser and
  * to replay with no receiver. The format is versioned; `schema.ts` validates a file (it is untrusted input) and
  * `public/trace.schema.json` publishes the same rules as JSON Schema. Times are wall-clock ms unless said.
  */
