@@ -27,12 +27,12 @@ export {
   type FaultName,
 } from '../../../src/devserver/demo-faults/faults.js';
 
-/** The hostile receiver's request handling without a server of its own. */
-export interface HostileHandler {
+/** The hostile receiver's request handling, apart from its server. */
+interface HostileHandler {
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
-  /** Serves one request with the faults case for `faults` (comma-separated names), whatever its path. */
-  handleFaults(req: IncomingMessage, res: ServerResponse, faults: string): Promise<void>;
   caseOf(name: CaseName): CaseState;
+  /** Clears the counts and recreates the tasks of one case, or of every case. */
+  reset(name?: CaseName): void;
   /** Ends every held-open request and stream. */
   end(): void;
 }
@@ -87,7 +87,7 @@ export async function startHostileReceiver(opts: { port?: number } = {}): Promis
   };
 }
 
-export function createHostileHandler(): HostileHandler & { reset(name?: CaseName): void } {
+function createHostileHandler(): HostileHandler {
   const base = createFaultsHandler();
   const specs = buildSpecs(base.held);
   const cases = new Map<string, CaseState>();
@@ -125,7 +125,6 @@ export function createHostileHandler(): HostileHandler & { reset(name?: CaseName
 
   return {
     handle,
-    handleFaults: base.handleFaults,
     caseOf,
     reset: (name) => {
       for (const c of name ? [caseOf(name)] : cases.values()) base.resetCase(c);
