@@ -10,7 +10,7 @@ import { initialSelection, useSelection } from './state/selection';
 import { getEngine } from './bridge/engine-bridge';
 import { connect, initialHeaders, initialServerUrl, pageHiding } from './connection/actions';
 import { initialReplaySpeed, initialTraceUrl, openTraceUrl } from './trace/open-trace';
-import { syncAddress } from './app/address';
+import { syncAddress } from './app/sync-address';
 import { handleOAuthCallback, isOAuthCallback, sameTabReturn } from './app/oauth-callback';
 import { forgetSameTabTrip } from './connection/auth-actions';
 import type { AuthCallback, PendingSignIn } from './mcp';

@@ -13,7 +13,7 @@ import { usePreferences } from '../state/preferences';
 import { useSelection } from '../state/selection';
 import { useConnection } from '../state/connection';
 import { endReplay, isReplaying, useReplay } from '../state/replay';
-import { receiverFromParam } from '../state/address';
+import { receiverFromParam } from '../state/address-bar';
 import { normaliseReceiverUrl } from './receiver-url';
 import { SessionClaims, forgetSession, rememberSession, storedSession } from './session-claim';
 import { headersFor, recordUse, relayChosen } from './saved-receivers';
