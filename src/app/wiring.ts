@@ -12,7 +12,7 @@ import {
   useTaskList,
   useTaskListStatus,
 } from '../tasks/tasks-store';
-import { startTaskView } from '../tasks/task-view';
+import { startTaskView } from '../tasks/task-view-request';
 import { applyTaskChanges } from '../tracker/task-changes';
 import { queryKeys } from '../tracker/queries';
 import { usePreferences } from '../state/preferences';
