@@ -6,7 +6,7 @@ import { createQueryClient } from '../tracker/queries';
 import { useConnection, type ConnectionState } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
-import { useStdio } from '../connection/stdio-route';
+import { useStdio } from '../connection/stdio-bridge-route';
 import { connectionView } from '../state/connection-view';
 import { ConnectionBar } from '../connection/ConnectionBar';
 import { ReceiverSection } from '../connection/ReceiverSection';

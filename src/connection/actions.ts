@@ -18,7 +18,7 @@ import { normaliseReceiverUrl } from './receiver-url';
 import { SessionClaims, forgetSession, rememberSession, storedSession } from './session-claim';
 import { headersFor, recordUse, relayChosen } from './saved-receivers';
 import { fetchRelayRoute } from './relay-route';
-import { closeStdio, openStdioRoute, stdioNameOf, stdioPageHiding } from './stdio-route';
+import { closeStdio, openStdioRoute, stdioNameOf, stdioPageHiding } from './stdio-bridge-route';
 import { eraChoice } from './era-choice';
 import { authChoiceFor, callbackUri, choiceOfTrip, setAuthChoice } from './auth-actions';
 import { isSignInRemembered, rememberedSignIn } from './remembered-sign-ins';
