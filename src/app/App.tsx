@@ -1,6 +1,6 @@
 import { useRef } from 'react';
-import { ReceiverSection } from '../connection/ReceiverSection';
-import { AuthSection } from '../connection/AuthSection';
+import { ReceiverSection } from '../receiver/ReceiverSection';
+import { AuthSection } from '../receiver/AuthSection';
 import { ToolList } from '../tools/ToolList';
 import { TaskList } from '../tasks/views/TaskList';
 import { TrafficDrawer } from '../traffic/TrafficDrawer';

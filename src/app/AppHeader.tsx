@@ -1,4 +1,4 @@
-import { ConnectionBar } from '../connection/ConnectionBar';
+import { ConnectionBar } from '../receiver/ConnectionBar';
 import { InboxButton } from '../inbox/InboxView';
 import { ReportCardButton } from '../report/ReportCardEntry';
 import { ExportMenu } from '../trace/ExportMenu';

@@ -1,4 +1,4 @@
-import { connect, initialHeaders, parseReceiverUrl } from '../connection/actions';
+import { connect, initialHeaders, parseReceiverUrl } from '../receiver/actions';
 import { receiverFromParam, receiverParam } from '../state/address-bar';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
