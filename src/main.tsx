@@ -9,7 +9,7 @@ import { applyTheme } from './state/preferences';
 import { initialSelection, useSelection } from './state/selection';
 import { getEngine } from './bridge/engine-bridge';
 import { connect, initialHeaders, initialServerUrl, pageHiding } from './receiver/actions';
-import { initialReplaySpeed, initialTraceUrl, openTraceUrl } from './trace/open-trace';
+import { initialReplaySpeed, initialTraceUrl, openTraceUrl } from './trace-files/open-trace';
 import { syncAddress } from './app/sync-address';
 import { handleOAuthCallback, isOAuthCallback, sameTabReturn } from './app/oauth-callback';
 import { forgetSameTabTrip } from './receiver/auth-actions';
