@@ -21,7 +21,7 @@ const tiers = [
   ['results', 'inbox', 'traffic'],
   ['tools'], // runs a tool and keeps its form's drafts; a task's "Run again" fills them
   ['tasks'],
-  ['connection', 'trace', 'report'],
+  ['receiver', 'trace-files', 'report'],
   ['stdio'], // the console of a stdio server `taskscope --stdio` runs; its Restart reconnects
   ['app'],
 ];

@@ -8,11 +8,11 @@ import { queryClient } from './state/query-client';
 import { applyTheme } from './state/preferences';
 import { initialSelection, useSelection } from './state/selection';
 import { getEngine } from './bridge/engine-bridge';
-import { connect, initialHeaders, initialServerUrl, pageHiding } from './connection/actions';
-import { initialReplaySpeed, initialTraceUrl, openTraceUrl } from './trace/open-trace';
-import { syncAddress } from './app/address';
+import { connect, initialHeaders, initialServerUrl, pageHiding } from './receiver/actions';
+import { initialReplaySpeed, initialTraceUrl, openTraceUrl } from './trace-files/open-trace';
+import { syncAddress } from './app/sync-address';
 import { handleOAuthCallback, isOAuthCallback, sameTabReturn } from './app/oauth-callback';
-import { forgetSameTabTrip } from './connection/auth-actions';
+import { forgetSameTabTrip } from './receiver/auth-actions';
 import type { AuthCallback, PendingSignIn } from './mcp';
 
 // The redirect URI of a sign-in: it hands the code to the page that asked and closes; nothing else starts.

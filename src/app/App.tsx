@@ -1,6 +1,6 @@
 import { useRef } from 'react';
-import { ReceiverSection } from '../connection/ReceiverSection';
-import { AuthSection } from '../connection/AuthSection';
+import { ReceiverSection } from '../receiver/ReceiverSection';
+import { AuthSection } from '../receiver/AuthSection';
 import { ToolList } from '../tools/ToolList';
 import { TaskList } from '../tasks/views/TaskList';
 import { TrafficDrawer } from '../traffic/TrafficDrawer';
@@ -12,7 +12,7 @@ import { MainScroller } from './MainScroller';
 import { AppHeader } from './AppHeader';
 import { useKeymap } from '../ui/useKeymap';
 import { ReportCardDialog } from '../report/ReportCardEntry';
-import { ReplayBar, TraceDropZone } from '../trace/ReplayBar';
+import { ReplayBar, TraceDropZone } from '../trace-files/ReplayBar';
 import { StdioConsole } from '../stdio/StdioConsole';
 
 /** The task list keeps at least this much of the sidebar, however tall the tools' split is made. */

@@ -1,8 +1,8 @@
-import { ConnectionBar } from '../connection/ConnectionBar';
+import { ConnectionBar } from '../receiver/ConnectionBar';
 import { InboxButton } from '../inbox/InboxView';
 import { ReportCardButton } from '../report/ReportCardEntry';
-import { ExportMenu } from '../trace/ExportMenu';
-import { OpenTraceButton } from '../trace/ReplayBar';
+import { ExportMenu } from '../trace-files/ExportMenu';
+import { OpenTraceButton } from '../trace-files/ReplayBar';
 import { useSelection } from '../state/selection';
 import { focusRing, narrowLabel } from '../ui/Button';
 import { ShortcutsOverlay } from './ShortcutsOverlay';

@@ -12,7 +12,7 @@ import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { DemoTraceLink } from '../ui/DemoTraceLink';
 import { useSelection } from '../state/selection';
 import { useTasks } from '../tasks/tasks-store';
-import { ConnectionProblem } from '../connection/ConnectionProblem';
+import { ConnectionProblem } from '../receiver/ConnectionProblem';
 import { useConnectionView } from '../state/connection-view';
 import { RestartButton } from '../stdio/RestartButton';
 

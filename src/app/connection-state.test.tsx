@@ -6,10 +6,10 @@ import { createQueryClient } from '../tracker/queries';
 import { useConnection, type ConnectionState } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
-import { useStdio } from '../connection/stdio-route';
+import { useStdio } from '../receiver/stdio-bridge-route';
 import { connectionView } from '../state/connection-view';
-import { ConnectionBar } from '../connection/ConnectionBar';
-import { ReceiverSection } from '../connection/ReceiverSection';
+import { ConnectionBar } from '../receiver/ConnectionBar';
+import { ReceiverSection } from '../receiver/ReceiverSection';
 import { reactRoot } from '../../test/helpers/react-root';
 import { MainPane } from './MainPane';
 

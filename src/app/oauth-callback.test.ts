@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handleOAuthCallback, isOAuthCallback, sameTabReturn } from './oauth-callback';
-import { CALLBACK_CHANNEL_PREFIX, SAME_TAB_KEY, callbackFrom } from '../connection/auth-actions';
+import { CALLBACK_CHANNEL_PREFIX, SAME_TAB_KEY, callbackFrom } from '../receiver/auth-actions';
 
 describe('the /oauth/callback page', () => {
   afterEach(() => {

@@ -3,7 +3,7 @@ import {
   CALLBACK_PATH,
   callbackFrom,
   takeSameTabTrip,
-} from '../connection/auth-actions';
+} from '../receiver/auth-actions';
 import type { AuthCallback, PendingSignIn } from '../mcp';
 
 export const isOAuthCallback = (location: Location = window.location) => location.pathname === CALLBACK_PATH;

@@ -12,12 +12,12 @@ import {
   useTaskList,
   useTaskListStatus,
 } from '../tasks/tasks-store';
-import { startTaskView } from '../tasks/task-view';
+import { startTaskView } from '../tasks/task-view-request';
 import { applyTaskChanges } from '../tracker/task-changes';
 import { queryKeys } from '../tracker/queries';
 import { usePreferences } from '../state/preferences';
-import { applyHealth } from '../connection/actions';
-import { storeRememberedSignIn } from '../connection/remembered-sign-ins';
+import { applyHealth } from '../receiver/actions';
+import { storeRememberedSignIn } from '../receiver/remembered-sign-ins';
 import { applyCheckNews, openReportWhenConnected } from '../report/report-store';
 import { useReplay } from '../state/replay';
 

@@ -5,7 +5,7 @@
 import type { ClassifiedError, EraChoice, ServerDescription, ServerTaskSupport } from '../mcp';
 import type { StdioReceiver } from '../devserver/stdio/bridge';
 import type { EngineClient } from './engine-client';
-import { openStdio } from './stdio-route';
+import { openStdio } from './stdio-loopback';
 
 export type Connected = {
   ok: true;

@@ -27,7 +27,7 @@ import type {
 } from '../mcp';
 import type { TaskChanges } from '../tracker/task-changes';
 import type { TrafficCounts } from './traffic-rows';
-import type { OverviewChanges, TaskListWindow, TaskViewRequest } from './task-view';
+import type { OverviewChanges, TaskListWindow, TaskViewRequest } from './task-views';
 import type { TrackerSettings } from '../tracker/tracker-types';
 import type { SchedulerStats } from '../tracker/request-scheduler';
 import type { ActiveCheckState } from '../rules/report-types';
@@ -104,7 +104,7 @@ export type Command =
   | { type: 'trafficClear'; epoch: number }
   /** Every event the log keeps (of one connection, when given), for an export. */
   | { type: 'trafficEvents'; connectionId?: number }
-  /** What the page shows of the tasks: only that crosses to it from now on (task-view.ts). */
+  /** What the page shows of the tasks: only that crosses to it from now on (task-views.ts). */
   | { type: 'taskView'; view: TaskViewRequest }
   /** Follow the task ids that pushes named beyond the automatic limit. */
   | { type: 'trackSeen' }

@@ -1,6 +1,6 @@
 import { forTrafficLog, type ClassifiedError, type TrafficEvent } from '../mcp';
 import { TrafficLog } from './traffic-log';
-import { PageTaskView, type TaskViewRequest } from './task-view';
+import { PageTaskView, type TaskViewRequest } from './task-views';
 import type {
   Batch,
   ConnectionNews,

@@ -4,7 +4,7 @@ import { TaskChangeCollector } from '../tracker/task-changes';
 import type { TaskTracker } from '../tracker/tracker';
 import type { Batch } from './messages';
 import type { TaskParts } from './outbox';
-import { OverviewFeed, listWindow, sameWindow, type PageTaskView, type TaskListWindow } from './task-view';
+import { OverviewFeed, listWindow, sameWindow, type PageTaskView, type TaskListWindow } from './task-views';
 
 /**
  * What of a tracker changed since the last batch, for a live connection and a replay alike: its store marks the

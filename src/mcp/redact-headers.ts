@@ -29,7 +29,8 @@ const SECRET_HEADER_PARTS = /token|secret|password|key/i;
 const SECRET_PARAM_PARTS = /token|secret|password|key|auth|sig|credential|session|code/i;
 /**
  * Named like secrets but needed to read an exchange: MCP forbids treating a session as authentication, and
- * exports replace session ids with pseudonyms instead (src/trace/pseudonyms.ts).
+ * exports replace session ids with pseudonyms instead (`SessionPseudonyms` in
+ * src/engine/trace/build-trace.ts).
  */
 const NOT_SECRET = new Set(['mcp-session-id', 'mcp-protocol-version']);
 

@@ -5,7 +5,7 @@ import { getEngine } from '../bridge/engine-bridge';
 import { useConnection } from '../state/connection';
 import { useNow } from '../state/clock';
 import { tasksStore, useTaskList } from '../tasks/tasks-store';
-import { useEveryTask } from '../tasks/task-view';
+import { useEveryTask } from '../tasks/task-view-request';
 import { trafficEventsOf, useTraffic, useTrafficMirror } from '../traffic/traffic-store';
 import { queryKeys } from '../tracker/queries';
 import { evaluateReport, withActiveCheck } from '../rules/evaluate';

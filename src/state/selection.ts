@@ -13,7 +13,7 @@ interface SelectionState {
   select: (selection: Selection) => void;
 }
 
-/** What the main pane shows. A task selection is mirrored in ?task= (app/address.ts) to be shared and reloaded. */
+/** What the main pane shows. A task selection is mirrored in ?task= (app/sync-address.ts) to be shared and reloaded. */
 export const useSelection = create<SelectionState>()((set) => ({
   selection: { kind: 'none' },
   select: (selection) => set({ selection }),

@@ -4,7 +4,7 @@ import { Badge, type Tone } from '../ui/Badge';
 import { Button } from '../ui/Button';
 import { Panel } from '../ui/Panel';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
-import { useStdio } from '../connection/stdio-route';
+import { useStdio } from '../receiver/stdio-bridge-route';
 import { useReplay } from '../state/replay';
 import { formatClock } from '../format/time';
 import { useConsole, type ConsoleLine, type ProcessState } from './console-store';

@@ -1,4 +1,4 @@
-import { connect, disconnect } from '../connection/actions';
+import { connect, disconnect } from '../receiver/actions';
 import { useConnection } from '../state/connection';
 
 /**

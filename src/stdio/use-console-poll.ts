@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { bridgeHeaders, useStdio } from '../connection/stdio-route';
+import { bridgeHeaders, useStdio } from '../receiver/stdio-bridge-route';
 import { applySnapshot, resetConsole, useConsole } from './console-store';
 
 /** Often enough to read stderr as it comes; each ask is one short request. */

@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { useStore } from 'zustand';
 import type { ListStatus, PollingHealth } from '../engine/messages';
-import type { OverviewChanges, TaskListWindow, TaskSummary } from '../engine/task-view';
+import type { OverviewChanges, TaskListWindow, TaskSummary } from '../engine/task-views';
 import { createTasksStore, type TasksState } from '../tracker/task-store';
 
 /**

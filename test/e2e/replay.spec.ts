@@ -7,7 +7,8 @@ import { taskRow } from '../helpers/task-page';
  * The replay paths end to end: the recorded demo from the empty task list, a live flow exported and opened
  * again, a trace refused or dropped on the page. The replay's pacing (1× against 4×, pause, play) is its clock's
  * and is checked with fake time in src/engine/trace/replay.test.ts; seeking through the engine in
- * test/integration/replay-seek.test.ts; the page's clock following the replay in src/trace/open-trace.test.ts.
+ * test/integration/replay-seek.test.ts; the page's clock following the replay in
+ * src/trace-files/open-trace.test.ts.
  */
 
 interface DemoTask {

@@ -9,7 +9,7 @@ import { startDemoReceiver } from '../helpers/receivers';
  * An address that is not an MCP endpoint is refused for good, each with its own sentence: a path where nothing
  * answers MCP, and a web page. (A receiver that answers but refuses the page's origin by CORS can only be told
  * in a browser: test/e2e/live.spec.ts checks its message where it offers the relay. How the page shows each
- * refusal: src/connection/connection-notes.test.tsx.)
+ * refusal: src/receiver/connection-notes.test.tsx.)
  */
 
 const later = stopAfterEach();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolInfo } from '../../src/mcp';
 import type { Batch } from '../../src/engine/messages';
-import type { TaskListWindow, TaskViewRequest } from '../../src/engine/task-view';
+import type { TaskListWindow, TaskViewRequest } from '../../src/engine/task-views';
 import { demoFor, stopAfterEach } from '../helpers/cleanups';
 import { waitFor } from '../helpers/wait';
 import { engineOverChannel } from '../helpers/engine-channel';

@@ -137,7 +137,7 @@ describe('signing in through the engine', () => {
  * Sign-in steps a person takes part in, through the engine's message boundary as the page drives them: an
  * authorization server on another origin refused, tried again and allowed; a tool that needs more scope, signed
  * in again while its call waits. (AuthClient alone: auth-flow.test.ts and auth-layouts.test.ts; the card's
- * buttons: src/connection/AuthSection.test.tsx; the popup itself: test/e2e/sign-in.spec.ts.)
+ * buttons: src/receiver/AuthSection.test.tsx; the popup itself: test/e2e/sign-in.spec.ts.)
  */
 const signInUrls = (e: NonNullable<typeof engine>) =>
   e.batches

@@ -6,7 +6,7 @@ import { engineOverChannel } from '../helpers/engine-channel';
 import { startRecorder } from '../helpers/record-trace';
 import { waitFor } from '../helpers/wait';
 import { setEngine } from '../../src/bridge/engine-bridge';
-import { openTraceText } from '../../src/trace/open-trace';
+import { openTraceText } from '../../src/trace-files/open-trace';
 import { useConnection } from '../../src/state/connection';
 import { useInbox } from '../../src/inbox/inbox-store';
 import { useReplay } from '../../src/state/replay';

@@ -15,7 +15,7 @@ import { waitFor } from '../helpers/wait';
  * under it), filled at once up to the point sought, and a paused replay stays paused there. Replies come after
  * the batch that carries their effects, so what the page holds when a seek is answered is what it shows. (The
  * pacing itself, 1× against 4×, pause and play, is the replay clock's: src/engine/trace/replay.test.ts, with fake
- * time; the page's clock following it: src/trace/open-trace.test.ts.)
+ * time; the page's clock following it: src/trace-files/open-trace.test.ts.)
  */
 
 const later = stopAfterEach();

@@ -3,7 +3,7 @@ import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo } from '../
 import type { Health } from '../../src/engine/messages';
 import { parseTraceText } from '../../src/engine/trace/schema';
 import { buildTrace, type TraceSources } from '../../src/engine/trace/build-trace';
-import { buildHar } from '../../src/trace/har';
+import { buildHar } from '../../src/trace-files/har';
 import { startDemoReceiver, type RunningReceiver } from '../helpers/receivers';
 import { engineOverChannel } from '../helpers/engine-channel';
 import { waitFor } from '../helpers/wait';

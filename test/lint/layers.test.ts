@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
@@ -80,6 +81,40 @@ describe('the layer rule', () => {
       await lint(
         'src/bridge/probe.ts',
         'export const x = () => requestAnimationFrame(() => document.title);\n',
+      ),
+    ).toEqual([]);
+  });
+
+  it('holds every folder under src/ to the table: a folder the table does not name would be unchecked', async () => {
+    const folders = readdirSync(new URL('../../src', import.meta.url), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name !== 'app')
+      .map((entry) => entry.name);
+    expect(folders).toContain('receiver');
+    for (const folder of folders) {
+      expect(
+        await lint(`src/${folder}/probe.ts`, "import { App } from '../app/App';\nexport const x = App;\n"),
+        folder,
+      ).toContain('import-x/no-restricted-paths');
+    }
+  });
+
+  it("keeps the page's receiver and trace-files folders apart from each other and above the tasks", async () => {
+    expect(
+      await lint(
+        'src/receiver/probe.ts',
+        "import { buildHar } from '../trace-files/har';\nexport const x = buildHar;\n",
+      ),
+    ).toContain('import-x/no-restricted-paths');
+    expect(
+      await lint(
+        'src/tasks/probe.ts',
+        "import { connect } from '../receiver/actions';\nexport const x = connect;\n",
+      ),
+    ).toContain('import-x/no-restricted-paths');
+    expect(
+      await lint(
+        'src/receiver/probe.ts',
+        "import { useListAsk } from '../tasks/task-view-request';\nexport const x = useListAsk;\n",
       ),
     ).toEqual([]);
   });

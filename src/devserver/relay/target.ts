@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
-import { addressKind } from '../../mcp/address.js';
+import { addressKind } from '../../mcp/ip-ranges.js';
 
 /** Every address a host name stands for; a stand-in in tests. */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;

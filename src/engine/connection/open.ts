@@ -16,7 +16,7 @@ import { PersonRequests } from '../person-requests';
 import { CONNECTIONS_PER_ORIGIN } from './watch';
 import type { ConnectCommand, Connection } from './connection';
 import { TaskPartsMarks } from '../task-parts';
-import type { PageTaskView } from '../task-view';
+import type { PageTaskView } from '../task-views';
 
 const HEALTH_EVERY_MS = 1000;
 
@@ -145,7 +145,7 @@ function pollingHealth(conn: Connection): PollingHealth {
   return { ...conn.scheduler.stats(), liveTasks, demandPerSecond };
 }
 
-/** The connection's changes for the next batch, of what the page shows (engine/task-view.ts). */
+/** The connection's changes for the next batch, of what the page shows (engine/task-views.ts). */
 export function takeTaskParts(conn: Connection | null, view: PageTaskView): TaskParts {
   if (!conn) return { connectionId: 0, snapshots: [], results: [] };
   return conn.marks.take(conn.tracker, conn.queryClient, conn.id, view, Date.now());

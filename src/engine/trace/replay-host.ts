@@ -2,7 +2,7 @@ import { serverTaskSupport, serverTaskSupport2026, type ClassifiedError } from '
 import type { CommandOf, CommandPart, CommandTable, Handler } from '../commands';
 import type { Health, ReplayInfo, Replies } from '../messages';
 import type { Outbox, TaskParts } from '../outbox';
-import type { PageTaskView } from '../task-view';
+import type { PageTaskView } from '../task-views';
 import { parseTrace, parseTraceText } from './schema';
 import { ReplaySession, replayEnd, type ReplayOptions } from './replay';
 import type { Trace } from './trace-types';

@@ -4,7 +4,7 @@ import { createQueryClient } from '../../tracker/queries';
 import type { InboxEvent, ReplayNews, ReplaySpeed } from '../messages';
 import type { TaskParts } from '../outbox';
 import { TaskPartsMarks } from '../task-parts';
-import type { PageTaskView } from '../task-view';
+import type { PageTaskView } from '../task-views';
 import { VirtualClock, type RealTimers } from './replay-clock';
 import { RecordedTasks } from './replay-records';
 import type { Trace, TraceTask } from './trace-types';

@@ -3,7 +3,7 @@ import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { addressKind } from '../address';
+import { addressKind } from '../ip-ranges';
 import { AuthFailure, type Discovered } from './discovery';
 import { registrationRefused } from './refusals';
 import type { StepLog } from './step-log';

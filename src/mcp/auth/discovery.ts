@@ -7,7 +7,7 @@ import type {
   AuthorizationServerMetadata,
   OAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { isPrivateHost } from '../address';
+import { isPrivateHost } from '../ip-ranges';
 
 /**
  * A refusal of the flow, with the rule it answers to: shown as the step's why and spec, and the fault in a few

@@ -11,7 +11,7 @@ import { reactRoot } from '../../../test/helpers/react-root';
 /**
  * The task list's notes and filter counts, drawn from what the engine's batches bring (the list's status, the
  * count of pushed ids not followed, the list window's counts); test/integration/hostile-engine.test.ts and
- * task-view.test.ts hold that the engine sends them.
+ * task-views.test.ts hold that the engine sends them.
  */
 const view = reactRoot();
 beforeEach(() => {

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '../../tracker/queries';
 import { useConnection } from '../../state/connection';
 import { useTaskList } from '../tasks-store';
-import { useListAsk } from '../task-view';
+import { useListAsk } from '../task-view-request';
 import { reactRoot } from '../../../test/helpers/react-root';
 import { TaskList } from './TaskList';
 

@@ -10,7 +10,7 @@ import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
 import { usePollingHealth, useTaskList, useTaskListStatus, useTasks } from '../tasks-store';
 import { refreshTaskList, trackSeenTasks, trackTaskId } from '../actions';
-import { askList, askRows, useListAsk } from '../task-view';
+import { askList, askRows, useListAsk } from '../task-view-request';
 import type { ListFilter } from '../../tracker/list-filter';
 import { formatMs } from '../../format/time';
 import { AUTO_TRACK_PER_MINUTE } from '../../tracker/limits';

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TaskSummary } from '../../engine/task-view';
+import type { TaskSummary } from '../../engine/task-views';
 import { useSelection } from '../../state/selection';
 import { applyOverview } from '../tasks-store';
 import { reactRoot } from '../../../test/helpers/react-root';

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { beforeEach, describe, expect, it } from 'vitest';
-import { demoReceiverUrl, receiverFromParam, receiverParam } from './address';
+import { demoReceiverUrl, receiverFromParam, receiverParam } from './address-bar';
 
 const ORIGIN = 'http://127.0.0.1:5173';
 beforeEach(() => sessionStorage.clear());

@@ -3,7 +3,7 @@ import { redactUrl } from '../mcp';
 /**
  * The page's address is its state: `?server=` names the receiver on screen (left out for the demo receiver,
  * which `/` opens), `?task=` the task open, `?trace=` a recording replayed from this origin. A reload or a
- * shared link opens exactly that. These helpers read and write the receiver's part; app/address.ts keeps
+ * shared link opens exactly that. These helpers read and write the receiver's part; app/sync-address.ts keeps
  * the address in step with the page.
  */
 

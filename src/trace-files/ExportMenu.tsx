@@ -6,7 +6,7 @@ import { usePopover } from '../ui/usePopover';
 import { queryClient } from '../state/query-client';
 import { useConnection } from '../state/connection';
 import { useTaskList } from '../tasks/tasks-store';
-import { withEveryTask } from '../tasks/task-view';
+import { withEveryTask } from '../tasks/task-view-request';
 import { fetchTrafficEvents, useTraffic } from '../traffic/traffic-store';
 import { buildTrace, exportFileName } from '../engine/trace/build-trace';
 import { pageTraceSources } from './export-sources';

@@ -1,5 +1,5 @@
-import { connect, initialHeaders, parseReceiverUrl } from '../connection/actions';
-import { receiverFromParam, receiverParam } from '../state/address';
+import { connect, initialHeaders, parseReceiverUrl } from '../receiver/actions';
+import { receiverFromParam, receiverParam } from '../state/address-bar';
 import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection, type Selection } from '../state/selection';

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { create } from 'zustand';
 import type { EngineBridge } from '../bridge/engine-bridge';
-import type { TaskViewRequest } from '../engine/task-view';
+import type { TaskViewRequest } from '../engine/task-views';
 import type { ListFilter } from '../tracker/list-filter';
 import { useSelection } from '../state/selection';
 import { forgetOverview } from './tasks-store';

@@ -5,7 +5,7 @@ import { useConnection } from '../state/connection';
 import { useReplay } from '../state/replay';
 import { useSelection } from '../state/selection';
 import { startPageRecords } from '../tasks/page-records';
-import { demoReceiverUrl, receiverParam } from '../state/address';
+import { demoReceiverUrl, receiverParam } from '../state/address-bar';
 
 const refuse = (errors: string[]) => useReplay.setState({ errors, warnings: undefined, opening: false });
 

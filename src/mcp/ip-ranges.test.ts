@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressKind, isPrivateHost } from './address';
+import { addressKind, isPrivateHost } from './ip-ranges';
 
 const host = (url: string) => new URL(url).hostname;
 
