@@ -400,7 +400,11 @@ describe('authorization servers that break the rules', () => {
     expect(view.steps.at(-1)!.kind).toBe('resource-metadata');
   });
 
-  it('an authorization server with no registration endpoint asks for a client identity', async () => {
+  /**
+   * A receiver that answers 401 and names itself as its authorization server, whose metadata has no
+   * registration endpoint; `extra` adds to that metadata.
+   */
+  async function bareAuthServer(extra: Record<string, unknown>): Promise<string> {
     const app = express();
     app.post('/mcp', (_req, res) => {
       res.status(401).set('WWW-Authenticate', 'Bearer scope="read"').end();
@@ -416,11 +420,15 @@ describe('authorization servers that break the rules', () => {
         authorization_endpoint: `${origin}/authorize`,
         token_endpoint: `${origin}/token`,
         response_types_supported: ['code'],
-        code_challenge_methods_supported: ['S256'],
+        ...extra,
       });
     });
     other = await listenOnLoopback(app, 0);
-    const url = `${other.url}/mcp`;
+    return `${other.url}/mcp`;
+  }
+
+  it('an authorization server with no registration endpoint asks for a client identity', async () => {
+    const url = await bareAuthServer({ code_challenge_methods_supported: ['S256'] });
     const auth = new AuthClient({ receiverUrl: url, redirectUri: REDIRECT, fetch });
     await openSession({ url, fetch: auth.wrap(fetch) }).catch(() => undefined);
     const view = await nextView(auth, 'failed');
@@ -440,25 +448,7 @@ describe('authorization servers that break the rules', () => {
   });
 
   it('refuses an authorization server whose metadata does not list S256', async () => {
-    const app = express();
-    app.post('/mcp', (_req, res) => {
-      res.status(401).set('WWW-Authenticate', 'Bearer scope="read"').end();
-    });
-    app.get('/.well-known/oauth-protected-resource/mcp', (req, res) => {
-      const origin = `http://${req.get('host')}`;
-      res.json({ resource: `${origin}/mcp`, authorization_servers: [origin] });
-    });
-    app.get('/.well-known/oauth-authorization-server', (req, res) => {
-      const origin = `http://${req.get('host')}`;
-      res.json({
-        issuer: origin,
-        authorization_endpoint: `${origin}/authorize`,
-        token_endpoint: `${origin}/token`,
-        response_types_supported: ['code'],
-      });
-    });
-    other = await listenOnLoopback(app, 0);
-    const url = `${other.url}/mcp`;
+    const url = await bareAuthServer({});
     const auth = new AuthClient({ receiverUrl: url, redirectUri: REDIRECT, fetch });
     await openSession({ url, fetch: auth.wrap(fetch) }).catch(() => undefined);
     const view = await nextView(auth, 'failed');

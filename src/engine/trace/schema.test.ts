@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TRACE_FORMAT, TRACE_VERSION, type Trace } from './trace-types';
-import { MAX_TRACE_BYTES, parseTrace, parseTraceText } from './schema';
+import { MAX_TRACE_BYTES } from './limits';
+import { parseTrace, parseTraceText } from './schema';
 import { TRACE_SCHEMA_PATH, traceJsonSchema } from './json-schema';
 
 /** A trace as an export writes it: one completed task with its timeline, result, an inbox request and traffic. */

@@ -35,15 +35,6 @@ import {
   MAX_TRACE_TOOLS,
   MAX_TRACE_TRAFFIC,
 } from './limits';
-
-export {
-  MAX_TRACE_BYTES,
-  MAX_TRACE_ENTRIES_PER_TASK,
-  MAX_TRACE_INBOX,
-  MAX_TRACE_TASKS,
-  MAX_TRACE_TOOLS,
-  MAX_TRACE_TRAFFIC,
-} from './limits';
 /** Traffic bodies as the live log keeps them (forTrafficLog): deeper or larger ones are cut, with a warning. */
 const TRAFFIC_BODY_LIMITS = { maxDepth: 64, maxNodes: 20_000 };
 
