@@ -20,6 +20,23 @@ beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
 afterEach(() => vi.useRealTimers());
 
 describe('guardedFetch', () => {
+  it('sends no credentials to a receiver, whatever the method (no browser login prompt on a Basic 401)', async () => {
+    const seen: Array<[string, RequestCredentials | undefined]> = [];
+    const recording: typeof fetch = (_input, init) => {
+      seen.push([init?.method ?? 'GET', init?.credentials]);
+      return Promise.resolve(new Response('{"jsonrpc":"2.0","id":7,"result":{}}', { status: 200 }));
+    };
+    const guarded = guardedFetch(recording, new TrafficTap(), {});
+    await guarded('http://r/mcp', { ...rpc('tasks/get'), credentials: 'include' });
+    await guarded('http://r/mcp', { method: 'GET' });
+    await guarded('http://r/mcp', { method: 'DELETE' });
+    expect(seen).toEqual([
+      ['POST', 'omit'],
+      ['GET', 'omit'],
+      ['DELETE', 'omit'],
+    ]);
+  });
+
   it('aborts a poll the receiver never answers at its deadline, frees it, and says so', async () => {
     const outcomes: boolean[] = [];
     const guarded = guardedFetch(silent, new TrafficTap(), { outcome: (ok) => outcomes.push(ok) });

@@ -403,10 +403,14 @@ export function guardedFetch(
     return response;
   };
 
-  return async (input, init) => {
-    const method = init?.method ?? 'GET';
+  return async (input, given) => {
+    // No cookies or HTTP authentication go to a receiver: what it needs goes in headers the person set. A
+    // credentialed 401 with `WWW-Authenticate: Basic` would make a browser hold the request for its login prompt
+    // (a receiver on the page's own origin, or behind the relay); without credentials the 401 comes back.
+    const init: RequestInit = { ...given, credentials: 'omit' };
+    const method = init.method ?? 'GET';
     if (method === 'GET') return openStream(input, init);
-    if (method === 'POST' && init) return post(input, init);
+    if (method === 'POST') return post(input, init);
     return base(input, init);
   };
 }
