@@ -13,7 +13,7 @@
  * for minutes is neither; the trace file keeps every one of those messages with its time.
  */
 import { isOmittedBody, type TrafficEvent } from '../mcp';
-import type { Trace } from '../engine/trace/trace-types';
+import type { Trace } from '../engine/trace/schema';
 
 export interface HarHeader {
   name: string;

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
-import type { Trace } from '../../src/engine/trace/trace-types';
+import type { Trace } from '../../src/engine/trace/schema';
 import { startRecorder } from '../helpers/record-trace';
 import { startDemoReceiver2026 } from '../helpers/receiver-2026';
 import { taskRow } from '../helpers/task-page';

@@ -1,5 +1,5 @@
 import { buildTrace } from '../../src/engine/trace/build-trace';
-import type { Trace } from '../../src/engine/trace/trace-types';
+import type { Trace } from '../../src/engine/trace/schema';
 import type { Batch, Health, InboxEvent } from '../../src/engine/messages';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, TrafficEvent } from '../../src/mcp';
 import { isTerminal } from '../../src/mcp';

@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stepsOf } from '../../src/cli/serve/recorded-receiver';
-import type { Trace } from '../../src/engine/trace/trace-types';
+import type { Trace } from '../../src/engine/trace/schema';
 import { repoRoot } from '../helpers/stdio';
 import { SOURCE_CLI, runCli, startServe, type RunningCli } from '../helpers/taskscope-cli';
 

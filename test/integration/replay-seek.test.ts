@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Batch, ReplayNews } from '../../src/engine/messages';
 import { parseTraceText } from '../../src/engine/trace/schema';
-import type { Trace } from '../../src/engine/trace/trace-types';
+import type { Trace } from '../../src/engine/trace/schema';
 import { applyTaskChanges } from '../../src/tracker/task-changes';
 import { createTasksStore, type TasksStore } from '../../src/tracker/task-store';
 import { engineOverChannel } from '../helpers/engine-channel';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReplaySession } from '../../src/engine/trace/replay';
-import type { Trace } from '../../src/engine/trace/trace-types';
+import type { Trace } from '../../src/engine/trace/schema';
 import type { ReplaySpeed } from '../../src/engine/messages';
 import type { TimelineEntry } from '../../src/tracker/task-store';
 import { fakeRealTimers } from '../helpers/fake-real-timers';

@@ -13,7 +13,7 @@ import {
 import { Client as Client2, StreamableHTTPClientTransport as Transport2 } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { createRecordedReceiver, stepsOf } from '../../src/cli/serve/recorded-receiver';
-import type { Trace } from '../../src/engine/trace/trace-types';
+import type { Trace } from '../../src/engine/trace/schema';
 import { stopAfterEach } from '../helpers/cleanups';
 import { serveOnLoopback } from '../helpers/receivers';
 import { repoRoot } from '../helpers/stdio';

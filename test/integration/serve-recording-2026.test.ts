@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRecordedReceiver, stepsOf } from '../../src/cli/serve/recorded-receiver';
-import type { Trace } from '../../src/engine/trace/trace-types';
+import type { Trace } from '../../src/engine/trace/schema';
 import { extTasksSession } from '../helpers/ext-tasks-session';
 import { runInProcess } from '../helpers/run-command';
 import { startRecorder } from '../helpers/record-trace';

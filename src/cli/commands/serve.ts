@@ -12,7 +12,7 @@ import { allowedHostsFromEnv } from '../../devserver/guard';
 import { listenOnLoopback } from '../../devserver/http-server';
 import { sendJsonRpcError } from '../../devserver/json-rpc-http';
 import { parseTraceText } from '../../engine/trace/schema';
-import type { Trace } from '../../engine/trace/trace-types';
+import type { Trace } from '../../engine/trace/schema';
 import { createRecordedReceiver } from '../serve/recorded-receiver';
 import { UsageError, readArgs } from '../start/args';
 

@@ -9,7 +9,7 @@ import { setDemoCors } from '../../devserver/demo/receiver';
 import { setCorsHeaders } from '../../devserver/demo-2026/http';
 import { receiverGuard } from '../../devserver/guard';
 import { REQUEST_BODY_LIMIT, jsonRpcErrors, sendJsonRpcError } from '../../devserver/json-rpc-http';
-import type { Trace } from '../../engine/trace/trace-types';
+import type { Trace } from '../../engine/trace/schema';
 import { Playback, type PlaybackEvent } from './playback';
 import { readRecording, stepsOf, type Plan } from './recording';
 import { createWire2025, type WireContext } from './wire-2025';

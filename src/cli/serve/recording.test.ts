@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Trace } from '../../engine/trace/trace-types';
+import type { Trace } from '../../engine/trace/schema';
 import { readRecording } from './recording';
 
 const demo = JSON.parse(

@@ -3,7 +3,7 @@
  * their recorded offsets), the questions the receiver asked during input_required, and how it ended (the result
  * or, on 2026-07-28, the JSON-RPC error). The trace is untrusted input that `parseTrace` has already validated.
  */
-import type { Trace, TraceTask } from '../../engine/trace/trace-types';
+import type { Trace, TraceTask } from '../../engine/trace/schema';
 
 export type Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);

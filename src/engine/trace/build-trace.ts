@@ -1,5 +1,5 @@
 /**
- * Builds a trace (trace-types.ts) from what was observed. Pure: the page reads its stores for it
+ * Builds a trace (its format: schema.ts) from what was observed. Pure: the page reads its stores for it
  * (src/trace/export-sources.ts), `taskscope check --trace` and the tests hand in what an engine sent, and all
  * get the same file.
  */
@@ -20,7 +20,8 @@ import {
 import { formatFileStamp } from '../../format/time';
 import type { InboxEvent } from '../messages';
 import { redactTrafficEvent } from '../history/redact';
-import { TRACE_FORMAT, TRACE_VERSION, type Trace, type TraceTask } from './trace-types';
+import { TRACE_FORMAT, TRACE_VERSION } from './limits';
+import type { Trace, TraceTask } from './schema';
 import type { TrackedTask } from '../../tracker/task-store';
 
 export interface TraceSources {

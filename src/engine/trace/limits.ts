@@ -1,7 +1,10 @@
 /**
- * The trace format's limits, apart from its schema: the page reads them (a file too large is refused before it
- * is read) without loading the schema and zod, which only the engine and the command need.
+ * The trace format's name, version and limits, apart from its schema: the page reads them (a file too large is
+ * refused before it is read) without loading the schema and zod, which only the engine and the command need.
  */
+
+export const TRACE_FORMAT = 'taskscope-trace';
+export const TRACE_VERSION = 1;
 
 /** A file larger than this is refused before it is parsed: the traffic log alone holds at most 64 MB of bodies. */
 export const MAX_TRACE_BYTES = 128 * 1024 * 1024;

@@ -5,7 +5,7 @@ import type { Outbox, TaskParts } from '../outbox';
 import type { PageTaskView } from '../task-views';
 import { parseTrace, parseTraceText } from './schema';
 import { ReplaySession, replayEnd, type ReplayOptions } from './replay';
-import type { Trace } from './trace-types';
+import type { Trace } from './schema';
 
 const REFUSED: ClassifiedError = {
   kind: 'unsupported',

@@ -15,7 +15,7 @@ import {
   type TimelineEntry,
   type TrackedTask,
 } from '../../tracker/task-store';
-import type { TraceTask } from './trace-types';
+import type { TraceTask } from './schema';
 
 const parseTime = (text: string | undefined) => {
   if (text === undefined) return undefined;

@@ -9,7 +9,7 @@ import { RecordedTasks } from './replay-records';
 import { createQueryClient, queryKeys } from '../../tracker/queries';
 import { ReplaySession, macrotask } from './replay';
 import { parseTraceText } from './schema';
-import type { Trace, TraceTask } from './trace-types';
+import type { Trace, TraceTask } from './schema';
 
 /** The trace the empty task list links to: recorded from the real demo receiver (npm run trace:demo). */
 function demoTrace(): Trace {

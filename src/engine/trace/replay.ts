@@ -7,7 +7,7 @@ import { TaskPartsMarks } from '../task-parts';
 import type { PageTaskView } from '../task-views';
 import { VirtualClock, type RealTimers } from './replay-clock';
 import { RecordedTasks } from './replay-records';
-import type { Trace, TraceTask } from './trace-types';
+import type { Trace, TraceTask } from './schema';
 
 export type { ReplayNews, ReplaySpeed };
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { TRACE_FORMAT, TRACE_VERSION, type Trace } from './trace-types';
+import { TRACE_FORMAT, TRACE_VERSION } from './limits';
+import type { Trace } from './schema';
 import { MAX_TRACE_BYTES } from './limits';
 import { parseTrace, parseTraceText } from './schema';
 import { TRACE_SCHEMA_PATH, traceJsonSchema } from './json-schema';

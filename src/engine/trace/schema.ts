@@ -1,7 +1,10 @@
 /**
- * Reads a trace file, which is untrusted input: someone else's export, or a file made by hand. Every part the
- * views render is checked and capped here, so a trace renders under the same rules as a live receiver; the
- * JSON Schema published in public/trace.schema.json is generated from this one (npm run trace:schema).
+ * The trace format, and the reader of trace files. A Taskscope trace is everything observed of one receiver, to
+ * share, to open in another browser and to replay with no receiver. This schema is the format's one source: the
+ * types `Trace`, `TraceTask` and `TraceReceiver` are inferred from it, and the JSON Schema published in
+ * public/trace.schema.json is generated from it (npm run trace:schema). A file is untrusted input (someone
+ * else's export, or one made by hand): every part the views render is checked and capped here, so a trace
+ * renders under the same rules as a live receiver. Times are wall-clock ms unless said.
  */
 import { z } from 'zod';
 import {
@@ -22,12 +25,13 @@ import {
   type ToolInfo,
   type TrafficEvent,
   type Warning,
+  type Normalised,
 } from '../../mcp';
 import type { TaskCall, TimelineEntry } from '../../tracker/task-store';
 import type { InboxEvent, InboxRequest } from '../messages';
-import { TRACE_FORMAT, TRACE_VERSION, type Trace, type TraceReceiver, type TraceTask } from './trace-types';
-
 import {
+  TRACE_FORMAT,
+  TRACE_VERSION,
   MAX_TRACE_BYTES,
   MAX_TRACE_ENTRIES_PER_TASK,
   MAX_TRACE_INBOX,
@@ -239,18 +243,29 @@ const traceTask = z.object({
   tool: text(NAME).optional(),
   call: taskCall.optional(),
   origin: z.enum(['created', 'list', 'manual', 'notification']),
-  startedBy: z.literal('check').optional(),
+  startedBy: z
+    .literal('check')
+    .optional()
+    .describe("Created by the report card's check (absent in traces from before the mark)."),
   firstSeenAt: ms,
   status: taskStatus.nullable(),
   lifecycle: z.enum(['live', 'terminal', 'purged', 'unknown', 'session-ended']),
-  entries: z.array(timelineEntry).max(MAX_TRACE_ENTRIES_PER_TASK),
-  droppedEntries: count.optional(),
-  sessionId: text(NAME).optional(),
+  entries: z.array(timelineEntry).max(MAX_TRACE_ENTRIES_PER_TASK).describe('The timeline, oldest first.'),
+  droppedEntries: count
+    .optional()
+    .describe(
+      `Older entries the tracker let go of (it keeps the newest ${MAX_TRACE_ENTRIES_PER_TASK} per task).`,
+    ),
+  sessionId: text(NAME).optional().describe('The session the task was last known in.'),
   progress: z
     .object({ progress: z.number(), total: z.number().optional(), message: text(LINE).optional(), at: ms })
     .optional(),
   snapshot: taskSnapshot.optional(),
-  result: taskResult.optional(),
+  result: taskResult
+    .optional()
+    .describe(
+      'The result as fetched, whole (the traffic log cuts bodies over 64 KB; replay reads results from here).',
+    ),
 });
 
 const tool = z.object({
@@ -272,7 +287,7 @@ const serverDescription = z.object({
 });
 
 const receiver = z.object({
-  url: httpUrl,
+  url: httpUrl.describe("The receiver's URL, with its query's secrets redacted."),
   era: era.optional(),
   protocolVersion: text(NAME).optional(),
   server: serverDescription.optional(),
@@ -284,9 +299,17 @@ const receiver = z.object({
       era: era.optional(),
       onlyIn2026: z.boolean().optional(),
     })
-    .optional(),
-  sessionId: text(NAME).optional(),
-  headers: headers.optional(),
+    .optional()
+    .describe(
+      'What the receiver supports of tasks (list, cancel, task-augmented tools/call), as its card shows.',
+    ),
+  sessionId: text(NAME)
+    .optional()
+    .describe(
+      'The Mcp-Session-Id at export, kept even when secrets are redacted: MCP forbids receivers to use a session ' +
+        'for authentication, and without it the tasks of two sessions in one trace cannot be told apart.',
+    ),
+  headers: headers.optional().describe('Request headers the person set, values of secret ones "[redacted]".'),
 });
 
 const rpcId = z.union([text(NAME), z.number()]);
@@ -350,15 +373,30 @@ export const traceSchema = z
   .object({
     format: z.literal(TRACE_FORMAT),
     version: z.literal(TRACE_VERSION),
-    exportedAt: text(NAME),
-    startedAt: ms,
-    endedAt: ms,
-    redacted: z.array(text(NAME)).max(1_000),
+    exportedAt: text(NAME).describe('ISO time of export.'),
+    startedAt: ms.describe("The start of the span the trace covers: what a replay's scrubber runs over."),
+    endedAt: ms.describe('The end of the span the trace covers.'),
+    redacted: z
+      .array(text(NAME))
+      .max(1_000)
+      .describe(
+        'What was replaced by "[redacted]": header names, `?name` for a URL query parameter, `url password`. ' +
+          'Empty when the person chose to keep secrets; HTTP facts in the traffic are redacted either way.',
+      ),
     receiver,
     tools: z.array(tool).max(MAX_TRACE_TOOLS),
-    tasks: z.array(traceTask).max(MAX_TRACE_TASKS),
-    inbox: z.array(inboxEvent).max(MAX_TRACE_INBOX),
-    traffic: z.array(trafficEvent).max(MAX_TRACE_TRAFFIC),
+    tasks: z
+      .array(traceTask)
+      .max(MAX_TRACE_TASKS)
+      .describe('Each task as observed: record, last snapshot, result.'),
+    inbox: z
+      .array(inboxEvent)
+      .max(MAX_TRACE_INBOX)
+      .describe("The receiver's requests to the person (elicitation, sampling) and what became of them."),
+    traffic: z
+      .array(trafficEvent)
+      .max(MAX_TRACE_TRAFFIC)
+      .describe('Every JSON-RPC message kept in the traffic log, oldest first.'),
   })
   .meta({
     title: 'Taskscope trace',
@@ -367,43 +405,52 @@ export const traceSchema = z
       'the inbox and the JSON-RPC traffic. Generated from src/engine/trace/schema.ts; do not edit by hand.',
   });
 
-// The schema's output must be a Trace, and have the same fields: a field added to a type the trace carries and
-// not here (or the other way) fails to compile, naming the field.
-type Parsed = z.output<typeof traceSchema>;
-const parsedIsTrace = (p: Parsed): Trace => p;
-void parsedIsTrace;
+export type Trace = z.output<typeof traceSchema>;
+export type TraceReceiver = Trace['receiver'];
+export type TraceTask = Trace['tasks'][number];
+
+// A trace carries types the tracker, the engine and the MCP layer own (a task's timeline, snapshot and result,
+// tools, the inbox, the traffic). Each must match its part of the schema both ways, in fields and in values:
+// what the tracker records must export, and what a file holds must replay. A difference fails to compile.
 type KeyDiff<A, B> = Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>;
 type Item<T> = T extends ReadonlyArray<infer I> ? I : never;
-type ParsedTask = Item<Parsed['tasks']>;
+type FileEntry = Item<TraceTask['entries']>;
 type EntryDiff = {
-  [K in TimelineEntry['kind']]: KeyDiff<
-    Extract<TimelineEntry, { kind: K }>,
-    Extract<Item<ParsedTask['entries']>, { kind: K }>
-  >;
+  [K in TimelineEntry['kind']]: KeyDiff<Extract<TimelineEntry, { kind: K }>, Extract<FileEntry, { kind: K }>>;
 }[TimelineEntry['kind']];
 type InboxDiff =
-  | KeyDiff<Extract<InboxEvent, { kind: 'settled' }>, Extract<Item<Parsed['inbox']>, { kind: 'settled' }>>
-  | KeyDiff<InboxRequest, Extract<Item<Parsed['inbox']>, { kind: 'asked' }>['request']>;
-type TrafficItem = Item<Parsed['traffic']>;
+  | KeyDiff<Extract<InboxEvent, { kind: 'settled' }>, Extract<Item<Trace['inbox']>, { kind: 'settled' }>>
+  | KeyDiff<InboxRequest, Extract<Item<Trace['inbox']>, { kind: 'asked' }>['request']>;
+type TrafficItem = Item<Trace['traffic']>;
 function noFieldsDiffer<D extends PropertyKey>(fields: Record<D, never>): void {
   void fields;
 }
 noFieldsDiffer<
-  | KeyDiff<Trace, Parsed>
-  | KeyDiff<TraceReceiver, Parsed['receiver']>
-  | KeyDiff<ServerDescription, NonNullable<Parsed['receiver']['server']>>
-  | KeyDiff<ServerTaskSupport, NonNullable<Parsed['receiver']['support']>>
-  | KeyDiff<TraceTask, ParsedTask>
-  | KeyDiff<TaskSnapshot, NonNullable<ParsedTask['snapshot']>>
-  | KeyDiff<TaskResultSnapshot, NonNullable<ParsedTask['result']>['value']>
-  | KeyDiff<TaskCall, NonNullable<ParsedTask['call']>>
-  | KeyDiff<ClassifiedError, Extract<Item<ParsedTask['entries']>, { kind: 'purged' }>['error']>
+  | KeyDiff<ServerDescription, NonNullable<TraceReceiver['server']>>
+  | KeyDiff<ServerTaskSupport, NonNullable<TraceReceiver['support']>>
+  | KeyDiff<TaskSnapshot, NonNullable<TraceTask['snapshot']>>
+  | KeyDiff<TaskResultSnapshot, NonNullable<TraceTask['result']>['value']>
+  | KeyDiff<TaskCall, NonNullable<TraceTask['call']>>
+  | KeyDiff<ClassifiedError, Extract<FileEntry, { kind: 'purged' }>['error']>
   | EntryDiff
-  | KeyDiff<ToolInfo, Item<Parsed['tools']>>
+  | KeyDiff<ToolInfo, Item<Trace['tools']>>
   | InboxDiff
   | KeyDiff<TrafficEvent, TrafficItem>
   | KeyDiff<HttpFacts, NonNullable<TrafficItem['http']>>
 >({});
+/** Compiles only when A and B are assignable to each other. */
+function sameValues<A, B>(check: { toFile: (a: A) => B; fromFile: (b: B) => A }): void {
+  void check;
+}
+const same = { toFile: <T>(a: T) => a, fromFile: <T>(b: T) => b };
+sameValues<TimelineEntry, FileEntry>(same);
+sameValues<TaskSnapshot, NonNullable<TraceTask['snapshot']>>(same);
+sameValues<Normalised<TaskResultSnapshot>, NonNullable<TraceTask['result']>>(same);
+sameValues<TaskCall, NonNullable<TraceTask['call']>>(same);
+sameValues<ToolInfo, Item<Trace['tools']>>(same);
+sameValues<InboxEvent, Item<Trace['inbox']>>(same);
+sameValues<TrafficEvent, TrafficItem>(same);
+sameValues<ServerDescription, NonNullable<TraceReceiver['server']>>(same);
 
 /** A recording longer than this is refused. Longer than a day is common: a preserved log keeps its history. */
 export const MAX_TRACE_SPAN_MS = 366 * 24 * 60 * 60 * 1000;
