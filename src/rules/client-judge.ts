@@ -1,0 +1,100 @@
+/**
+ * The client's card: every client rule of the session's generation judged on what passed between the client and
+ * its server. Pure: the same messages give the same card.
+ */
+import type { Era } from '../mcp';
+import { clientRulesFor, clientStrength, type ClientRuleId } from './client-catalogue';
+import { readClientSession, type ClientSession, type SeenMessage } from './client-evidence';
+import * as rules from './client-rules';
+import type { ClientJudgement } from './client-rules';
+import type { Offence, Verdict } from './report-types';
+
+export interface ClientRuleResult {
+  id: ClientRuleId;
+  side: 'client';
+  verdict: Verdict;
+  observations: number;
+  reason: string;
+  firstOffence?: Offence;
+}
+
+export interface ClientCard {
+  era: Era;
+  /** The receiver answers in the user documents' shapes: some rules are stricter (client-catalogue.ts). */
+  documentsFlavour: boolean;
+  rules: ClientRuleResult[];
+  counts: Record<Verdict, number>;
+}
+
+const JUDGES: Record<ClientRuleId, (s: ClientSession) => ClientJudgement> = {
+  'client-poll-cadence': rules.pollCadence,
+  'client-stops-at-terminal': rules.stopsAtTerminal,
+  'client-discards-unknown-task': rules.discardsUnknownTask,
+  'client-result-after-terminal': rules.resultAfterTerminal,
+  'client-retry-after': rules.retryAfter,
+  'client-result-fetched': rules.resultFetched,
+  'client-result-promptly': rules.resultPromptly,
+  'client-capability-respected': rules.capabilityRespected,
+  'client-tool-task-support': rules.toolTaskSupport,
+  'client-extension-declared': rules.extensionDeclared,
+  'client-input-required-result': rules.inputRequiredResult,
+  'client-mcp-name': rules.mcpName,
+  'client-mcp-method': rules.mcpMethod,
+  'client-protocol-version': rules.protocolVersion,
+  'client-no-2025-task-methods': rules.no2025TaskMethods,
+  'client-task-param-ignored': rules.taskParamIgnored,
+  'client-input-answered-once': rules.inputAnsweredOnce,
+};
+
+const BROKEN: Record<'MUST' | 'SHOULD' | 'MAY', Verdict> = { MUST: 'fail', SHOULD: 'warn', MAY: 'info' };
+
+function toResult(j: ClientJudgement, verdictIfBroken: Verdict): ClientRuleResult {
+  const base = { id: j.id, side: 'client' as const };
+  if (j.offences.length > 0) {
+    const first = j.offences.reduce((a, b) => (b.when < a.when ? b : a));
+    const { when: _when, ...firstOffence } = first;
+    return {
+      ...base,
+      verdict: verdictIfBroken,
+      observations: Math.max(j.observations, j.offences.length),
+      reason: j.brokenReason(j.offences.length),
+      firstOffence,
+    };
+  }
+  if (j.observations === 0)
+    return {
+      ...base,
+      verdict: 'unobserved',
+      observations: 0,
+      reason: j.unobservedReason ?? 'Nothing seen yet.',
+    };
+  return { ...base, verdict: 'pass', observations: j.observations, reason: j.passReason };
+}
+
+/** Judges one client session from its messages, oldest first; `era` when the caller knows it better. */
+export function judgeClient(messages: readonly SeenMessage[], era?: Era): ClientCard {
+  const session = readClientSession(messages, era);
+  const results: ClientRuleResult[] = [];
+  for (const def of clientRulesFor(session.era)) {
+    let result: ClientRuleResult;
+    try {
+      result = toResult(
+        JUDGES[def.id](session),
+        BROKEN[clientStrength(def, session.era, session.documentsFlavour)],
+      );
+    } catch (error) {
+      // A peer's odd message must never take the card down: this one rule says it could not judge.
+      result = {
+        id: def.id,
+        side: 'client',
+        verdict: 'unobserved',
+        observations: 0,
+        reason: `Could not be judged: ${String(error).slice(0, 200)}`,
+      };
+    }
+    results.push(result);
+  }
+  const counts: Record<Verdict, number> = { pass: 0, fail: 0, warn: 0, info: 0, unobserved: 0 };
+  for (const r of results) counts[r.verdict]++;
+  return { era: session.era, documentsFlavour: session.documentsFlavour, rules: results, counts };
+}
