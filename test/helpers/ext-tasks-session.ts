@@ -7,15 +7,15 @@ const CLIENT_INFO = { name: 'taskscope-test', version: '0.0.0' };
 /**
  * The ext-tasks client on a 2026-07-28 receiver, the reference the tests hold Taskscope's engine against. Its
  * questions are answered "teal". The SDK client's own request() refuses resultType "task", so ext-tasks is
- * given a raw path of its own on a second transport.
+ * given a raw path of its own on a second transport. `fetch` (both transports) lets a test see the traffic.
  */
-export async function extTasksSession(url: string, endpointId: string) {
+export async function extTasksSession(url: string, endpointId: string, fetch?: typeof globalThis.fetch) {
   const client = new Client(CLIENT_INFO, {
     capabilities: { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } },
     versionNegotiation: { mode: 'auto' },
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  const raw = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), fetch ? { fetch } : {}));
+  const raw = new StreamableHTTPClientTransport(new URL(url), fetch ? { fetch } : {});
   const pending = new Map<unknown, (m: Json) => void>();
   let n = 0;
   raw.onmessage = (m) => {
