@@ -86,9 +86,10 @@ describe('taskscope check', () => {
       format: string;
       version: number;
       outcome: string;
-      rules: Array<{ id: string; verdict: string }>;
+      rules: Array<{ id: string; side: string; verdict: string }>;
     };
-    expect(json).toMatchObject({ format: 'taskscope-check', version: 1, outcome: 'pass' });
+    expect(json).toMatchObject({ format: 'taskscope-check', version: 2, outcome: 'pass', clients: [] });
+    expect(new Set(json.rules.map((r) => r.side))).toEqual(new Set(['receiver']));
     expect(cases.length).toBe(json.rules.length);
     expect(parsed.failures).toBe(0);
     const unobserved = json.rules.filter((r) => r.verdict === 'unobserved');

@@ -147,7 +147,7 @@ export function junitXml(card: ReportCard, run: CheckRun): string {
 
 /** The JSON output's format name and version: a change that breaks a reader raises the version. */
 export const CHECK_JSON_FORMAT = 'taskscope-check';
-export const CHECK_JSON_VERSION = 1;
+export const CHECK_JSON_VERSION = 2;
 
 export function checkJson(
   card: ReportCard | undefined,
@@ -171,6 +171,7 @@ export function checkJson(
       const def = RULE_BY_ID.get(rule.id);
       return {
         id: rule.id,
+        side: 'receiver',
         title: def?.title ?? rule.id,
         strength: def && era ? strengthFor(def, era) : null,
         verdict: rule.verdict,
@@ -183,6 +184,8 @@ export function checkJson(
         spec: (era && def?.spec[era]) ?? null,
       };
     }),
+    // The client sessions judged: none for `check`, which is the only client it sees.
+    clients: [],
     activeCheck: card?.active
       ? {
           startedAt: card.active.startedAt ? new Date(card.active.startedAt).toISOString() : null,
