@@ -20,6 +20,10 @@ export interface SeenMessage {
   /** A server message: the HTTP status and headers of the answer that carried it. */
   httpStatus?: number;
   responseHeaders?: Readonly<Record<string, string>>;
+  /** The Mcp-Session-Id of the exchange that carried it (the request's, or the initialize answer's). */
+  sessionId?: string;
+  /** Messages carried by one HTTP exchange (a POST and its answer, a GET stream) share this number. */
+  exchange?: number;
 }
 
 /** What a task answer said, read from either generation's shape. */
