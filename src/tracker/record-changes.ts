@@ -1,4 +1,10 @@
-import { isTerminal, type TaskActivity, type TaskStatus } from '../mcp';
+import {
+  isTerminal,
+  type TaskActivity,
+  type TaskResultSnapshot,
+  type TaskShape,
+  type TaskStatus,
+} from '../mcp';
 import { formatClock } from '../format/time';
 import {
   appendEntry,
@@ -7,6 +13,7 @@ import {
   type PurgedEntry,
   type ResultEntry,
   type ResultState,
+  type Dialect,
   type TrackedTask,
 } from './task-store';
 
@@ -147,3 +154,11 @@ export function knownAgainChange(
     lifecycle: task.lifecycle === 'session-ended' ? 'live' : task.lifecycle,
   };
 }
+
+/** The dialect a tasks/get answer's shape says (the create answer is {task} in both 2025 dialects). */
+export const taskDialect = (shape: TaskShape): Dialect =>
+  shape === 'v2' ? 'v2' : shape === 'wrapped' ? 'user-docs' : 'spec';
+
+/** The dialect a tasks/result answer's shape says. */
+export const resultDialect = (shape: TaskResultSnapshot['shape']): Dialect =>
+  shape === 'envelope' ? 'user-docs' : shape === 'inline' ? 'v2' : 'spec';

@@ -9,7 +9,7 @@ import {
   backoffForAttempt,
 } from '../mcp';
 import { queryKeys } from './queries';
-import { resultChange } from './record-changes';
+import { resultChange, resultDialect } from './record-changes';
 import { noteDialect, updateTask, type ResultEntry, type ResultState, type TasksStore } from './task-store';
 import type { Clock, TaskApiPort } from './tracker-types';
 import type { RequestScheduler } from './request-scheduler';
@@ -200,10 +200,7 @@ export class ResultFetcher {
   private fetched(taskId: string, answer: Normalised<TaskResultSnapshot>, sentAt: number): void {
     this.requested.add(taskId);
     this.inputCalls.delete(taskId);
-    noteDialect(
-      this.deps.store,
-      answer.value.shape === 'envelope' ? 'user-docs' : answer.value.shape === 'inline' ? 'v2' : 'spec',
-    );
+    noteDialect(this.deps.store, resultDialect(answer.value.shape));
     this.record(taskId, sentAt, 'fetched', (at) => ({ state: 'fetched', at }), { warnings: answer.warnings });
   }
 

@@ -37,6 +37,7 @@ import {
   knownAgainChange,
   observationChange,
   sessionEndedChange,
+  taskDialect,
 } from './record-changes';
 import {
   systemClock,
@@ -362,7 +363,7 @@ export class TaskTracker {
     if (merged) this.snapshots.set(taskId, merged);
     // tasks/get is where the dialects differ (the create answer is {task} in both).
     if (value && (meta.source === 'poll' || value.shape === 'v2')) {
-      noteDialect(this.store, value.shape === 'v2' ? 'v2' : value.shape === 'wrapped' ? 'user-docs' : 'spec');
+      noteDialect(this.store, taskDialect(value.shape));
     }
     if (value) this.clockCheck.check(taskId, value, previous, at, meta.source, warnings);
     // Whatever answers now comes from the current session: the receiver knows the task here.
