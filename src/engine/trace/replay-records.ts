@@ -183,6 +183,7 @@ function recordedChange(
     case 'result':
       return resultChange(t, entry, resultStateAfter(entry));
     case 'session':
+      // The tracker's session rules compare session ids a replay has none of: the entry's phase says the outcome.
       return {
         ...appendEntry(t, entry),
         ...(entry.phase === 'ended'
