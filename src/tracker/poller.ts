@@ -4,6 +4,7 @@ import { queryKeys } from './queries';
 import { pollDelay } from './poll-timing';
 import { MAX_PURGE_PROBES, nextProbe } from './poll-timing';
 import { appendEntry, updateTask, type ObservationSource, type TasksStore } from './task-store';
+import { errorChange, pollSentChange, purgedChange, shortId } from './record-changes';
 import type { Clock, TaskApiPort, TrackerSettings } from './tracker-types';
 import type { RequestScheduler } from './request-scheduler';
 
@@ -16,10 +17,6 @@ interface Runtime {
   probeGapMs: number;
   probes: number;
 }
-
-/** A session id short enough for a sentence. */
-export const shortId = (id: string | undefined) =>
-  id === undefined ? '(none)' : id.length > 12 ? `${id.slice(0, 8)}…` : id;
 
 /** A queued poll that was not sent: its task ended, or polling was paused, while it waited for a slot. */
 const NOT_SENT = Symbol('not sent');
@@ -147,11 +144,7 @@ export class TaskPoller {
               if (source === 'poll' && (task?.lifecycle !== 'live' || this.deps.settings().paused))
                 return Promise.resolve(NOT_SENT);
               sentAt = clock.now();
-              updateTask(store, taskId, (t) => ({
-                pollCount: t.pollCount + (source === 'poll' ? 1 : 0),
-                pollsAfterTerminal:
-                  t.pollsAfterTerminal + (source === 'poll' && t.lifecycle !== 'live' ? 1 : 0),
-              }));
+              updateTask(store, taskId, (t) => pollSentChange(t, source));
               return api.getTask(taskId, this.deps.snapshot(taskId));
             },
           );
@@ -184,45 +177,38 @@ export class TaskPoller {
     if (classified.kind === 'purged' || classified.kind === 'unknown-task') {
       const task = store.getState().tasks.get(taskId);
       if (task && task.sessionId !== this.deps.sessionId()) this.endWithSession(taskId, task.sessionId);
-      else this.end(taskId, known ? 'purged' : 'unknown', classified);
+      else this.end(taskId, known, classified);
       return;
     }
     if (classified.kind === 'unsupported') {
       // -32601: this receiver has no tasks/get; asking again would only repeat the refusal.
-      updateTask(store, taskId, (task) => ({
-        ...appendEntry(task, { kind: 'error', at: now, sentAt, source, error: classified }),
-        lifecycle: 'unknown',
-        lastError: classified,
-      }));
+      updateTask(store, taskId, (task) =>
+        errorChange(task, { kind: 'error', at: now, sentAt, source, error: classified }, task.backoffMs),
+      );
       return;
     }
     updateTask(store, taskId, (task) => {
       const backoffMs = nextBackoff(task.backoffMs);
       if (runtime && classified.retryAfterMs) runtime.retryAfterUntil = now + classified.retryAfterMs;
       const retryInMs = Math.max(backoffMs, classified.retryAfterMs ?? 0);
-      return {
-        ...appendEntry(task, { kind: 'error', at: now, sentAt, source, error: classified, retryInMs }),
+      return errorChange(
+        task,
+        { kind: 'error', at: now, sentAt, source, error: classified, retryInMs },
         backoffMs,
-        lastError: classified,
-        rateLimitedCount: task.rateLimitedCount + (classified.kind === 'rate-limited' ? 1 : 0),
-      };
+      );
     });
     if (source === 'probe') this.scheduleProbe(taskId);
   }
 
   /** The receiver no longer has the task (purged), or never had it (unknown): stop, keep what was seen. */
-  private end(taskId: string, lifecycle: 'purged' | 'unknown', error: ClassifiedError): void {
+  private end(taskId: string, known: boolean, error: ClassifiedError): void {
     const runtime = this.runtimes.get(taskId);
     if (runtime) {
       this.deps.clock.clearTimeout(runtime.timer);
       this.deps.clock.clearTimeout(runtime.probeTimer);
     }
-    updateTask(this.deps.store, taskId, (task) => ({
-      ...appendEntry(task, { kind: 'purged', at: this.deps.clock.now(), error }),
-      lifecycle,
-      lastError: error,
-      nextPollInMs: null,
-    }));
+    const at = this.deps.clock.now();
+    updateTask(this.deps.store, taskId, (task) => purgedChange(task, { kind: 'purged', at, error }, known));
   }
 
   /**

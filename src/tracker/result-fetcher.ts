@@ -9,14 +9,8 @@ import {
   backoffForAttempt,
 } from '../mcp';
 import { queryKeys } from './queries';
-import {
-  appendEntry,
-  noteDialect,
-  updateTask,
-  type ResultEntry,
-  type ResultState,
-  type TasksStore,
-} from './task-store';
+import { resultChange, resultDialect } from './record-changes';
+import { noteDialect, updateTask, type ResultEntry, type ResultState, type TasksStore } from './task-store';
 import type { Clock, TaskApiPort } from './tracker-types';
 import type { RequestScheduler } from './request-scheduler';
 
@@ -191,28 +185,22 @@ export class ResultFetcher {
   ): void {
     const at = this.deps.clock.now();
     const warnings = extra.warnings ?? [];
-    updateTask(this.deps.store, taskId, (task) => ({
-      ...appendEntry(task, {
-        kind: 'result',
-        at,
-        sentAt,
-        latencyMs: at - sentAt,
-        outcome,
-        error: extra.error,
-        warnings,
-      }),
-      result: result(at),
-      warningCount: task.warningCount + warnings.length,
-    }));
+    const entry: ResultEntry = {
+      kind: 'result',
+      at,
+      sentAt,
+      latencyMs: at - sentAt,
+      outcome,
+      error: extra.error,
+      warnings,
+    };
+    updateTask(this.deps.store, taskId, (task) => resultChange(task, entry, result(at)));
   }
 
   private fetched(taskId: string, answer: Normalised<TaskResultSnapshot>, sentAt: number): void {
     this.requested.add(taskId);
     this.inputCalls.delete(taskId);
-    noteDialect(
-      this.deps.store,
-      answer.value.shape === 'envelope' ? 'user-docs' : answer.value.shape === 'inline' ? 'v2' : 'spec',
-    );
+    noteDialect(this.deps.store, resultDialect(answer.value.shape));
     this.record(taskId, sentAt, 'fetched', (at) => ({ state: 'fetched', at }), { warnings: answer.warnings });
   }
 

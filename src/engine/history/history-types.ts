@@ -6,7 +6,7 @@
 import type { Normalised, TaskResultSnapshot, TaskSnapshot, TrafficEvent } from '../../mcp';
 import { MAX_ENTRIES, type TimelineEntry, type TrackedTask } from '../../tracker/task-store';
 import type { InboxEvent } from '../messages';
-import type { RestoredTask } from '../../tracker/tracker-history';
+import type { RestoredTask } from '../../tracker/tracker';
 
 export interface HistoryCaps {
   maxTasks: number;

@@ -4,6 +4,15 @@ import { ClockCheck } from '../../tracker/clock-offset';
 import { mergeSnapshot } from '../../tracker/merge';
 import { queryKeys } from '../../tracker/queries';
 import {
+  errorChange,
+  observationChange,
+  pollSentChange,
+  purgedChange,
+  resultChange,
+  resultDialect,
+  taskDialect,
+} from '../../tracker/record-changes';
+import {
   appendEntry,
   createTasksStore,
   newTrackedTask,
@@ -11,6 +20,7 @@ import {
   updateTask,
   type ObservationEntry,
   type ResultEntry,
+  type ResultState,
   type TasksStore,
   type TimelineEntry,
   type TrackedTask,
@@ -106,10 +116,10 @@ export class RecordedTasks {
 
   /** One recorded entry, in the order the task's timeline holds it; `last` when nothing of the task follows. */
   apply(task: TraceTask, entry: TimelineEntry, nextPollAt: number | undefined, last: boolean): void {
-    if (entry.kind === 'observation') this.observed(task, entry);
+    const merged = entry.kind === 'observation' ? this.observed(task, entry) : undefined;
     if (entry.kind === 'result') this.resulted(task, entry);
     updateTask(this.store, task.taskId, (t) => {
-      const change: Partial<TrackedTask> = { ...appendEntry(t, entry), ...fieldsAfter(t, entry) };
+      const change = recordedChange(t, entry, merged);
       // A trace may hold a fetch without its body (an export from before results were kept whole).
       if (entry.kind === 'result' && entry.outcome === 'fetched' && !task.result)
         change.result = { state: 'unavailable', error: NO_RESULT };
@@ -125,83 +135,83 @@ export class RecordedTasks {
     });
   }
 
-  private observed(task: TraceTask, entry: ObservationEntry): void {
-    if (entry.status === null) return;
+  /** The observation merged into the task's snapshot, as the tracker merges an answer (TaskTracker.observe). */
+  private observed(task: TraceTask, entry: ObservationEntry): TaskSnapshot | undefined {
+    if (entry.status === null) return this.snapshots.get(task.taskId);
     const value = snapshotFrom(task, entry);
     const previous = this.snapshots.get(task.taskId);
     const merged = mergeSnapshot(previous, value);
     this.snapshots.set(task.taskId, merged);
-    if (entry.source === 'poll' || value.shape === 'v2')
-      noteDialect(this.store, value.shape === 'v2' ? 'v2' : value.shape === 'wrapped' ? 'user-docs' : 'spec');
+    if (entry.source === 'poll' || value.shape === 'v2') noteDialect(this.store, taskDialect(value.shape));
     // The receiver's clock as the recording saw it; the recorded warnings are the entry's own already.
     this.clockCheck.check(task.taskId, value, previous, entry.at, entry.source, []);
     this.queryClient.setQueryData(queryKeys.task(this.connectionId, task.taskId), merged);
+    return merged;
   }
 
   private resulted(task: TraceTask, entry: ResultEntry): void {
     if (entry.outcome !== 'fetched' || !task.result) return;
-    const shape = task.result.value.shape;
-    noteDialect(this.store, shape === 'envelope' ? 'user-docs' : shape === 'inline' ? 'v2' : 'spec');
+    noteDialect(this.store, resultDialect(task.result.value.shape));
     this.queryClient.setQueryData(queryKeys.taskResult(this.connectionId, task.taskId), task.result);
   }
 }
 
-/** What one entry changes of a task's record, as the tracker changed it when the entry was made. */
-function fieldsAfter(t: TrackedTask, entry: TimelineEntry): Partial<TrackedTask> {
-  const warnings = 'warnings' in entry ? entry.warnings.length : 0;
+/**
+ * What one recorded entry changes of a task's record: the change the tracker applied when it made the entry
+ * (record-changes.ts), given what the recording kept in place of what the tracker knew then. A recorded poll
+ * counts when its entry comes, as if sent then.
+ */
+function recordedChange(
+  t: TrackedTask,
+  entry: TimelineEntry,
+  merged: TaskSnapshot | undefined,
+): Partial<TrackedTask> {
   switch (entry.kind) {
-    case 'observation': {
-      const answered = entry.source === 'poll' || entry.source === 'probe' || entry.source === 'cancel';
-      const status = entry.status ?? t.status;
+    case 'observation':
       return {
-        status: t.lifecycle === 'live' || !isTerminal(t.status) ? status : t.status,
-        lifecycle: t.lifecycle === 'live' && isTerminal(status) ? 'terminal' : t.lifecycle,
-        pollCount: t.pollCount + (entry.source === 'poll' ? 1 : 0),
-        pollsAfterTerminal:
-          t.pollsAfterTerminal + (entry.source === 'poll' && t.lifecycle !== 'live' ? 1 : 0),
-        notificationCount: t.notificationCount + (entry.source === 'notification' ? 1 : 0),
-        warningCount: t.warningCount + warnings,
-        ...(answered ? { backoffMs: 0, lastError: undefined } : {}),
+        ...(entry.source === 'poll' ? pollSentChange(t, entry.source) : {}),
+        ...observationChange(t, entry, merged?.status, answered(entry)),
       };
-    }
     case 'error':
       return {
-        pollCount: t.pollCount + (entry.source === 'poll' ? 1 : 0),
-        backoffMs: entry.retryInMs ?? t.backoffMs,
-        lastError: entry.error,
-        rateLimitedCount: t.rateLimitedCount + (entry.error.kind === 'rate-limited' ? 1 : 0),
-        ...(entry.error.kind === 'unsupported' ? { lifecycle: 'unknown' as const } : {}),
+        ...(entry.source === 'poll' ? pollSentChange(t, entry.source) : {}),
+        ...errorChange(t, entry, entry.retryInMs ?? t.backoffMs),
       };
     case 'purged':
-      return {
-        lifecycle: t.status === null ? 'unknown' : 'purged',
-        lastError: entry.error,
-      };
+      // The tracker judged "purged" when it had seen the task, "unknown" when it never had.
+      return purgedChange(t, entry, t.status !== null);
     case 'result':
-      return {
-        warningCount: t.warningCount + warnings,
-        result:
-          entry.outcome === 'fetched'
-            ? { state: 'fetched', at: entry.at }
-            : entry.outcome === 'not-ready'
-              ? { state: 'not-ready' }
-              : entry.outcome === 'unavailable' && entry.error
-                ? { state: 'unavailable', error: entry.error }
-                : entry.error
-                  ? { state: 'retrying', attempt: 1, error: entry.error }
-                  : { state: 'none' },
-      };
+      return resultChange(t, entry, resultStateAfter(entry));
     case 'session':
-      return entry.phase === 'ended'
-        ? { lifecycle: 'session-ended', sessionEndedAt: entry.at }
-        : t.lifecycle === 'session-ended'
-          ? { lifecycle: isTerminal(t.status) ? 'terminal' : 'live', sessionEndedAt: undefined }
-          : {};
+      // The tracker's session rules compare session ids a replay has none of: the entry's phase says the outcome.
+      return {
+        ...appendEntry(t, entry),
+        ...(entry.phase === 'ended'
+          ? { lifecycle: 'session-ended' as const, sessionEndedAt: entry.at }
+          : t.lifecycle === 'session-ended'
+            ? {
+                lifecycle: isTerminal(t.status) ? ('terminal' as const) : ('live' as const),
+                sessionEndedAt: undefined,
+              }
+            : {}),
+      };
     case 'progress': {
       const { kind: _kind, ...progress } = entry;
-      return { progress };
+      return { ...appendEntry(t, entry), progress };
     }
     default:
-      return {};
+      return appendEntry(t, entry);
   }
+}
+
+/** The recording does not say which answers were to requests of ours: polls, probes and cancels were. */
+const answered = (entry: ObservationEntry) =>
+  entry.source === 'poll' || entry.source === 'probe' || entry.source === 'cancel';
+
+/** The result state a recorded tasks/result left (the recording keeps the outcome, not the state). */
+function resultStateAfter(entry: ResultEntry): ResultState {
+  if (entry.outcome === 'fetched') return { state: 'fetched', at: entry.at };
+  if (entry.outcome === 'not-ready') return { state: 'not-ready' };
+  if (entry.outcome === 'unavailable' && entry.error) return { state: 'unavailable', error: entry.error };
+  return entry.error ? { state: 'retrying', attempt: 1, error: entry.error } : { state: 'none' };
 }
