@@ -1,0 +1,203 @@
+/**
+ * What `taskscope proxy` reports on the clients it saw: each client session judged on its own by the client
+ * rules, one outcome for the run (--fail-on, --baseline as `check` reads them), and the run as JUnit, JSON
+ * (`taskscope-check` version 2, as docs/cli.md gives it) and Markdown.
+ */
+import { CLIENT_RULE_BY_ID, clientStrength } from '../../rules/client-catalogue';
+import type { SeenMessage } from '../../rules/client-evidence';
+import { judgeClient, type ClientCard, type ClientRuleResult } from '../../rules/client-judge';
+import { splitClientSessions, UNNAMED_CLIENT, type ObservedClient } from '../../rules/client-sessions';
+import { countsLine, markdownCell, offenceText, VERDICT_ORDER } from '../../rules/report-markdown';
+import { CHECK_JSON_FORMAT, CHECK_JSON_VERSION, xmlText } from '../check/outputs';
+import { EXIT, judgeRules, type CheckRun, type JudgedRule, type RunOptions } from '../check/outcome';
+
+export interface ClientReport {
+  client: Omit<ObservedClient, 'messages'>;
+  card: ClientCard;
+  run: CheckRun<ClientRuleResult>;
+}
+
+export interface ProxyRun {
+  outcome: 'pass' | 'fail';
+  exitCode: number;
+  reason: string;
+  clients: ClientReport[];
+}
+
+export interface ProxyFacts {
+  upstream: string;
+  version: string;
+  failOn: 'fail' | 'warn';
+  generatedAt: number;
+}
+
+/** How a person tells a client apart: its name and version, else its session, else "unnamed client". */
+export function clientLabel(client: Omit<ObservedClient, 'messages'>): string {
+  if (client.name !== undefined) return [client.name, client.version].filter(Boolean).join(' ');
+  if (client.sessionId !== undefined) return `session ${client.sessionId.slice(0, 40)}`;
+  return UNNAMED_CLIENT;
+}
+
+/** Every client session in what passed, judged; the run fails when any client's does. */
+export function judgeProxy(
+  messages: readonly SeenMessage[],
+  options: Omit<RunOptions, 'incomplete'>,
+): ProxyRun {
+  const clients = splitClientSessions(messages).map(({ messages: own, ...client }): ClientReport => {
+    const card = judgeClient(own);
+    return { client, card, run: judgeRules(card.rules, options) };
+  });
+  const failed = clients.filter((c) => c.run.outcome === 'fail');
+  if (failed.length > 0)
+    return {
+      outcome: 'fail',
+      exitCode: EXIT.fail,
+      reason: failed.map((c) => `${clientLabel(c.client)}: ${c.run.reason}`).join('; '),
+      clients,
+    };
+  return {
+    outcome: 'pass',
+    exitCode: EXIT.pass,
+    reason: clients.length > 0 ? 'every client rule judged passes' : 'no client was seen',
+    clients,
+  };
+}
+
+const sourceOf = (id: ClientRuleResult['id'], era: ClientCard['era']) =>
+  CLIENT_RULE_BY_ID.get(id)?.source[era] ?? null;
+
+function ruleJson({ rule, failing, baseline }: JudgedRule<ClientRuleResult>, card: ClientCard) {
+  const def = CLIENT_RULE_BY_ID.get(rule.id);
+  return {
+    id: rule.id,
+    side: 'client' as const,
+    title: def?.title ?? rule.id,
+    strength: def ? clientStrength(def, card.era, card.documentsFlavour) : null,
+    verdict: rule.verdict,
+    failing,
+    baseline: baseline ?? null,
+    observations: rule.observations,
+    reason: rule.reason,
+    firstOffence: rule.firstOffence ?? null,
+    source: 'passive' as const,
+    spec: sourceOf(rule.id, card.era),
+  };
+}
+
+export function proxyJson(run: ProxyRun, facts: ProxyFacts): string {
+  const value = {
+    format: CHECK_JSON_FORMAT,
+    version: CHECK_JSON_VERSION,
+    taskscope: facts.version,
+    generatedAt: new Date(facts.generatedAt).toISOString(),
+    receiver: { url: facts.upstream },
+    outcome: run.outcome,
+    exitCode: run.exitCode,
+    reason: run.reason,
+    failOn: facts.failOn,
+    tool: null,
+    counts: null,
+    rules: [],
+    clients: run.clients.map(({ client, card, run: own }) => ({
+      name: client.name ?? null,
+      version: client.version ?? null,
+      sessionId: client.sessionId ?? null,
+      era: card.era,
+      documentsFlavour: card.documentsFlavour,
+      outcome: own.outcome,
+      reason: own.reason,
+      counts: card.counts,
+      rules: own.rules.map((judged) => ruleJson(judged, card)),
+    })),
+    activeCheck: null,
+  };
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** JUnit XML: one testsuite per client session, one testcase per client rule. */
+export function proxyJunit(run: ProxyRun, facts: ProxyFacts): string {
+  const stamp = new Date(facts.generatedAt).toISOString().replace(/\.\d+Z$/, '');
+  const totals = { tests: 0, failures: 0, skipped: 0 };
+  const suites: string[] = [];
+  for (const { client, card, run: own } of run.clients) {
+    const cases: string[] = [];
+    let failures = 0;
+    let skipped = 0;
+    for (const judged of own.rules) {
+      const { rule, failing, baseline } = judged;
+      const detail = ruleJson(judged, card);
+      const text = [
+        `verdict: ${rule.verdict} (${detail.strength ?? ''}, ${rule.observations} observation${rule.observations === 1 ? '' : 's'})`,
+        `reason: ${rule.reason}`,
+        ...(rule.firstOffence ? [`evidence: ${offenceText(rule.firstOffence)}`] : []),
+        ...(detail.spec ? [`source: ${detail.spec}`] : []),
+      ].join('\n');
+      cases.push(
+        `    <testcase classname="taskscope.client.${card.era}" name="${xmlText(`${rule.id}: ${detail.title}`)}" time="0">`,
+      );
+      if (baseline === 'stale') {
+        failures++;
+        cases.push(
+          `      <failure message="${xmlText(`stale baseline entry: ${rule.id} no longer fails`)}" type="stale-baseline">${xmlText(text)}</failure>`,
+        );
+      } else if (baseline === 'expected') {
+        skipped++;
+        cases.push(`      <skipped message="${xmlText(`expected failure (baseline): ${rule.reason}`)}"/>`);
+      } else if (failing) {
+        failures++;
+        cases.push(
+          `      <failure message="${xmlText(rule.reason)}" type="${rule.verdict}">${xmlText(text)}</failure>`,
+        );
+      } else if (rule.verdict === 'unobserved') {
+        skipped++;
+        cases.push(`      <skipped message="${xmlText(`not observed: ${rule.reason}`)}"/>`);
+      } else cases.push(`      <system-out>${xmlText(text)}</system-out>`);
+      cases.push('    </testcase>');
+    }
+    const tests = own.rules.length;
+    totals.tests += tests;
+    totals.failures += failures;
+    totals.skipped += skipped;
+    suites.push(
+      `  <testsuite name="${xmlText(`taskscope proxy: ${clientLabel(client)}`)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}" time="0" timestamp="${stamp}">`,
+      '    <properties>',
+      `      <property name="client" value="${xmlText(clientLabel(client))}"/>`,
+      `      <property name="upstream" value="${xmlText(facts.upstream)}"/>`,
+      `      <property name="protocol" value="${card.era}"/>`,
+      '    </properties>',
+      ...cases,
+      '  </testsuite>',
+    );
+  }
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="taskscope proxy" tests="${totals.tests}" failures="${totals.failures}" errors="0" skipped="${totals.skipped}" time="0">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+/** Markdown for an issue tracker: a section per client, its rules fails first. */
+export function proxyMarkdown(run: ProxyRun, facts: ProxyFacts): string {
+  const lines = [
+    '## Taskscope client report card',
+    '',
+    `Upstream ${markdownCell(facts.upstream)}, ${new Date(facts.generatedAt).toISOString()}: **${run.outcome}** (${markdownCell(run.reason)}).`,
+  ];
+  if (run.clients.length === 0) lines.push('', 'No client was seen.');
+  for (const { client, card, run: own } of run.clients) {
+    lines.push('', `### ${markdownCell(clientLabel(client))} (${card.era})`, '', countsLine(card.counts), '');
+    lines.push('| rule | verdict | strength | reason | first offence |', '| --- | --- | --- | --- | --- |');
+    const sorted = [...own.rules].sort(
+      (a, b) => VERDICT_ORDER.indexOf(a.rule.verdict) - VERDICT_ORDER.indexOf(b.rule.verdict),
+    );
+    for (const judged of sorted) {
+      const detail = ruleJson(judged, card);
+      lines.push(
+        `| ${markdownCell(detail.title)} (\`${judged.rule.id}\`) | ${judged.rule.verdict} | ${detail.strength ?? ''} | ${markdownCell(judged.rule.reason)} | ${markdownCell(offenceText(judged.rule.firstOffence))} |`,
+      );
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
