@@ -22,6 +22,11 @@ const commands: Record<string, () => Promise<Command>> = {
   check: async () => (await import('./commands/check.js')).run,
   watch: async () => (await import('./commands/watch.js')).run,
   serve: async () => (await import('./commands/serve.js')).run,
+  // Until `taskscope proxy` (HTTP) joins: its --stdio form alone.
+  proxy: async () => {
+    const { runStdioProxy } = await import('./proxy/stdio-proxy.js');
+    return (argv) => runStdioProxy(argv);
+  },
 };
 
 export async function main(argv: string[], options: CommandOptions = {}): Promise<number> {

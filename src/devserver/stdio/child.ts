@@ -67,6 +67,36 @@ function validMessage(value: unknown): value is WireMessage {
   );
 }
 
+/**
+ * Starts a stdio server as MCP clients do: the command itself (no shell), the SDK's default environment (HOME,
+ * PATH, SHELL, TERM, USER, LOGNAME) plus the command's own `env`, all three streams piped. Throws when it cannot
+ * be started at once; a command that is not found is the returned process's 'error'.
+ */
+export function spawnServer({ command, args, env, cwd }: StdioCommand): ChildProcess {
+  return spawn(command, args, {
+    env: { ...getDefaultEnvironment(), ...env },
+    cwd,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    shell: false,
+    windowsHide: true,
+    // Its own process group: a signal reaches what it started (npx → sh → node), and the terminal's Ctrl-C
+    // reaches Taskscope alone, which then stops or signals every server itself.
+    detached: isPosix,
+  });
+}
+
+/** Sends `signal` to a server started by spawnServer and its whole process group; nothing when it is gone. */
+export function signalServer(proc: ChildProcess, signal: NodeJS.Signals): void {
+  const pid = proc.pid;
+  if (pid === undefined) return;
+  try {
+    if (isPosix) process.kill(-pid, signal);
+    else proc.kill(signal);
+  } catch {
+    // Gone already (ESRCH).
+  }
+}
+
 const cut = (text: string, max = 200) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 export class StdioChild {
@@ -95,20 +125,11 @@ export class StdioChild {
   }
 
   start(): void {
-    const { command, args, env, cwd } = this.command;
+    const { command, args } = this.command;
     this.console.push('bridge', `Starting: ${[command, ...args].join(' ')}`);
     let proc: ChildProcess;
     try {
-      proc = spawn(command, args, {
-        env: { ...getDefaultEnvironment(), ...env },
-        cwd,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        shell: false,
-        windowsHide: true,
-        // Its own process group: stopping it reaches what it started (npx → sh → node), and the terminal's
-        // Ctrl-C reaches Taskscope alone, which then stops every server in order.
-        detached: isPosix,
-      });
+      proc = spawnServer(this.command);
     } catch (error) {
       this.ended({ code: null, signal: null, spawnError: (error as Error).message });
       return;
@@ -236,14 +257,7 @@ export class StdioChild {
   }
 
   private signal(signal: NodeJS.Signals): void {
-    const pid = this.proc?.pid;
-    if (pid === undefined) return;
-    try {
-      if (isPosix) process.kill(-pid, signal);
-      else this.proc?.kill(signal);
-    } catch {
-      // Gone already (ESRCH).
-    }
+    if (this.proc) signalServer(this.proc, signal);
   }
 
   private ended(how: { code: number | null; signal: string | null; spawnError?: string }): void {

@@ -1,0 +1,95 @@
+/**
+ * Taskscope's own copy of what passes through `proxy --stdio`: each line either side writes, read from a copy
+ * of the bytes (the forwarded stream is never touched), parsed, and kept in a bounded ring. Caps apply to what
+ * is kept only: an over-long line, a line that is not JSON, or one pushed out of the ring is counted, never
+ * held, and forwarding never waits on any of it.
+ */
+import { LineReader } from '../../devserver/stdio/line-reader.js';
+
+export type TapDirection = 'client' | 'server';
+
+/** Where the proxy's copy of each message goes. */
+export interface ProxyTap {
+  /** `bytes`: the size of the line it was read from, when known. */
+  record(direction: TapDirection, message: unknown, at: number, bytes?: number): void;
+}
+
+export interface TappedMessage {
+  seq: number;
+  direction: TapDirection;
+  message: unknown;
+  /** Local time the line was read (ms since the epoch). */
+  at: number;
+}
+
+export const TAP_LIMITS = {
+  /** Messages kept, and the bytes of their lines; the oldest go first. */
+  maxMessages: 5000,
+  maxBytes: 32 * 1024 * 1024,
+  /** A longer line is forwarded as always but not kept. */
+  maxLineBytes: 1024 * 1024,
+};
+
+/** The messages kept, newest last, within `maxMessages` and `maxBytes` (the newest is kept whatever its size). */
+export class RingTap implements ProxyTap {
+  private readonly messages: Array<TappedMessage & { bytes: number }> = [];
+  private bytes = 0;
+  private nextSeq = 1;
+  /** Messages pushed out by the caps since the start. */
+  dropped = 0;
+
+  constructor(
+    private readonly maxMessages = TAP_LIMITS.maxMessages,
+    private readonly maxBytes = TAP_LIMITS.maxBytes,
+  ) {}
+
+  record(direction: TapDirection, message: unknown, at: number, bytes?: number): void {
+    const size = bytes ?? JSON.stringify(message)?.length ?? 0;
+    this.messages.push({ seq: this.nextSeq++, direction, message, at, bytes: size });
+    this.bytes += size;
+    while (
+      this.messages.length > this.maxMessages ||
+      (this.bytes > this.maxBytes && this.messages.length > 1)
+    ) {
+      this.bytes -= this.messages.shift()?.bytes ?? 0;
+      this.dropped++;
+    }
+  }
+
+  /** The messages after `seq` (all that are kept, for 0). */
+  after(seq: number): TappedMessage[] {
+    const first = this.messages.findIndex((m) => m.seq > seq);
+    return first < 0 ? [] : this.messages.slice(first).map(({ bytes: _, ...kept }) => kept);
+  }
+}
+
+/** What a direction's reader could not keep, for the console's notes. */
+export interface TapNotes {
+  overLong: (direction: TapDirection, bytes: number) => void;
+  notJson: (direction: TapDirection, line: string) => void;
+}
+
+/** Reads one direction's bytes into lines for the tap; `push` is given the same chunks the pipe forwards. */
+export function tapReader(
+  tap: ProxyTap,
+  direction: TapDirection,
+  notes: TapNotes,
+  now: () => number = Date.now,
+  maxLineBytes = TAP_LIMITS.maxLineBytes,
+): LineReader {
+  return new LineReader(
+    maxLineBytes,
+    (line) => {
+      if (line.trim() === '') return;
+      let message: unknown;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        notes.notJson(direction, line);
+        return;
+      }
+      tap.record(direction, message, now(), Buffer.byteLength(line));
+    },
+    (bytes) => notes.overLong(direction, bytes),
+  );
+}
