@@ -4,7 +4,7 @@ import type { EngineBridge } from '../bridge/engine-bridge';
 import type { TaskViewRequest } from '../engine/task-views';
 import type { ListFilter } from '../tracker/list-filter';
 import { useSelection } from '../state/selection';
-import { forgetOverview } from './tasks-store';
+import { tasksStore } from './tasks-store';
 
 /** Rows asked for before the list has measured itself: more than a tall screen holds. */
 export const FIRST_ROWS = 80;
@@ -59,7 +59,7 @@ function send(): Promise<null> {
   const key = JSON.stringify(request);
   if (!engine || key === lastSent) return answered;
   // Closed, the overview's summaries are let go on both sides; the next opening starts afresh.
-  if (!request.overview && overviewAsked) forgetOverview();
+  if (!request.overview && overviewAsked) tasksStore.getState().forgetOverview();
   overviewAsked = request.overview;
   lastSent = key;
   answered = engine.request({ type: 'taskView', view: request }).catch(() => null);

@@ -8,7 +8,7 @@ import { useReplay } from '../../state/replay';
 import { EmptyState, Panel } from '../../ui/Panel';
 import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
-import { usePollingHealth, useTaskList, useTaskListStatus, useTasks } from '../tasks-store';
+import { useTasks } from '../tasks-store';
 import { refreshTaskList, trackSeenTasks, trackTaskId } from '../actions';
 import { askList, askRows, useListAsk } from '../task-view-request';
 import type { ListFilter } from '../../tracker/list-filter';
@@ -32,7 +32,7 @@ const MIN_INTERVALS = [0, 500, 1000, 2000, 5000, 10_000, 30_000];
  * origin, so with hundreds of tasks every poll comes a little late, fairly shared, and never early.
  */
 function PollingSaturation() {
-  const health = usePollingHealth((s) => s.health);
+  const health = useTasks((s) => s.health);
   if (!health || health.liveTasks === 0) return null;
   const behind = health.queuedPolls > 0 && health.pollsPerSecond < 0.9 * health.demandPerSecond;
   if (!behind) return null;
@@ -60,12 +60,12 @@ export function TaskList() {
       setMinPollIntervalMs: s.setMinPollIntervalMs,
     })),
   );
-  const listStatus = useTaskListStatus();
+  const listStatus = useTasks((s) => s.listStatus);
   const query = useListAsk((s) => s.query);
   const [paste, setPaste] = useState('');
   // The engine filters, searches and counts; the page holds the rows around those drawn. A poll that changes
   // a task's record re-renders its row, not the list.
-  const list = useTaskList((s) => s.list);
+  const list = useTasks((s) => s.list);
   const filter = list?.filter ?? 'all';
   const counts = list?.counts ?? {};
   const total = counts.all ?? 0;

@@ -31,7 +31,7 @@ const $ = (selector: string) => view.container.querySelector<HTMLElement>(select
 describe('a task waiting for a person', () => {
   it("the task's row says it needs you while its question waits, and no longer once answered", () => {
     useConnection.setState({ id: 1 });
-    tasksStore.setState({ tasks: new Map(), order: [], version: 0 });
+    tasksStore.getState().reset(1);
     const { entries: _entries, ...task } = newTrackedTask({
       taskId: 'task-1',
       connectionId: 1,
