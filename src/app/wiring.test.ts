@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EngineBridge } from '../bridge/engine-bridge';
 import type { Batch } from '../engine/messages';
 import type { TaskSummary } from '../engine/task-views';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { tasksStore } from '../tasks/tasks-store';
 import { newTrackedTask } from '../tracker/task-store';
 import { wireEngine } from './wiring';

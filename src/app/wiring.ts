@@ -1,15 +1,15 @@
 import type { EngineBridge } from '../bridge/engine-bridge';
 import type { Batch } from '../engine/messages';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { useInbox } from '../inbox/inbox-store';
 import { applyTrafficBatch } from '../traffic/traffic-store';
 import { tasksStore, type TaskBatch } from '../tasks/tasks-store';
 import { startTaskView } from '../tasks/task-view-request';
-import { usePreferences } from '../state/preferences';
+import { usePreferences } from '../state/preferences-store';
 import { applyHealth } from '../receiver/actions';
 import { storeRememberedSignIn } from '../receiver/remembered-sign-ins';
 import { applyCheckNews, openReportWhenConnected } from '../report/report-store';
-import { useReplay } from '../state/replay';
+import { useReplay } from '../state/replay-store';
 
 /** What of a batch the tasks store takes for a connection it belongs to, current or closed. */
 const taskParts = ({ tasks, snapshots, results, taskList, overview }: Batch): TaskBatch => ({

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { judgeTask, type TaskRuleBreak } from '../rules/task-judge';
 import type { TrackedTask } from '../tracker/task-store';
 import { useTasks } from './tasks-store';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import type { TaskResultSnapshot, TaskSnapshot, Normalised } from '../mcp';
 
 /** The latest snapshot the engine sent for this task; reading it never sends anything. */

@@ -4,7 +4,7 @@ import { Button, narrowLabel } from '../ui/Button';
 import { downloadText } from '../ui/download';
 import { usePopover } from '../ui/usePopover';
 import { queryClient } from '../state/query-client';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { useTasks } from '../tasks/tasks-store';
 import { withEveryTask } from '../tasks/task-view-request';
 import { fetchTrafficEvents, useTraffic } from '../traffic/traffic-store';

@@ -5,7 +5,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import type { ToolInfo, TrafficEvent } from '../mcp';
 import type { InboxEvent } from '../engine/messages';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { useInbox, type InboxItem, type SentAnswer } from '../inbox/inbox-store';
 import { tasksStore } from '../tasks/tasks-store';
 import { queryKeys } from '../tracker/queries';

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '../../tracker/queries';
 import { newTrackedTask, type TimelineEntry, type TrackedTask } from '../../tracker/task-store';
 import { applyTaskChanges } from '../../tracker/task-changes';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot } from '../../mcp';
 import { tasksStore } from '../tasks-store';
 import { TaskDetail } from './TaskDetail';

@@ -6,7 +6,7 @@ import type { TaskSnapshot } from '../../mcp';
 import { createQueryClient } from '../../tracker/queries';
 import { newTrackedTask, type TrackedTask } from '../../tracker/task-store';
 import { applyTaskChanges } from '../../tracker/task-changes';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import { tasksStore } from '../tasks-store';
 import { reactRoot } from '../../../test/helpers/react-root';
 import { TaskDetail } from './TaskDetail';

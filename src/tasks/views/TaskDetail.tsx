@@ -19,13 +19,13 @@ import { formatClock, formatMs } from '../../format/time';
 import { ProgressBar } from './ProgressBar';
 import { CallSummary, Headline, SessionNote } from './TaskNotes';
 import { RuleBreaks } from './RuleBreaks';
-import { useConnection } from '../../state/connection';
-import { useReplay } from '../../state/replay';
+import { useConnection } from '../../state/connection-store';
+import { useReplay } from '../../state/replay-store';
 import { useShallow } from 'zustand/react/shallow';
 import { pendingFor, useInbox } from '../../inbox/inbox-store';
 import { InboxItemCard } from '../../inbox/InboxItemCard';
-import { useSelection } from '../../state/selection';
-import { showTaskTraffic } from '../../traffic/traffic-store';
+import { useSelection } from '../../state/selection-store';
+import { showTaskTraffic } from '../../traffic/traffic-view-store';
 
 function Stat({
   label,

@@ -3,7 +3,7 @@ import { act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '../../tracker/queries';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import { tasksStore } from '../tasks-store';
 import { TaskList } from './TaskList';
 import { reactRoot } from '../../../test/helpers/react-root';

@@ -3,9 +3,9 @@ import { act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '../../tracker/queries';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import { tasksStore } from '../tasks-store';
-import { useListAsk } from '../task-view-request';
+import { useListAsk } from '../list-ask-store';
 import { reactRoot } from '../../../test/helpers/react-root';
 import { TaskList } from './TaskList';
 

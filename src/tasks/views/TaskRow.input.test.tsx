@@ -4,7 +4,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { reactRoot } from '../../../test/helpers/react-root';
 import { useInbox } from '../../inbox/inbox-store';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import { createQueryClient } from '../../tracker/queries';
 import { applyTaskChanges } from '../../tracker/task-changes';
 import { newTrackedTask } from '../../tracker/task-store';

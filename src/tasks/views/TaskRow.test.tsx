@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '../../tracker/queries';
 import { newTrackedTask, type TrackedTask } from '../../tracker/task-store';
 import { applyTaskChanges } from '../../tracker/task-changes';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import { tasksStore } from '../tasks-store';
 import { TaskRow } from './TaskRow';
 import { reactRoot } from '../../../test/helpers/react-root';

@@ -2,7 +2,7 @@
 import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TaskSummary } from '../../engine/task-views';
-import { useSelection } from '../../state/selection';
+import { useSelection } from '../../state/selection-store';
 import { tasksStore } from '../tasks-store';
 import { reactRoot } from '../../../test/helpers/react-root';
 import { Waterfall } from './Waterfall';

@@ -1,7 +1,7 @@
 import { memo } from 'react';
 import { ChartNoAxesGantt } from 'lucide-react';
 import { useNow } from '../../state/clock';
-import { useSelection } from '../../state/selection';
+import { useSelection } from '../../state/selection-store';
 import { EmptyState } from '../../ui/Panel';
 import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
