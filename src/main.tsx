@@ -5,8 +5,8 @@ import './index.css';
 import { App } from './app/App';
 import { wireEngine } from './app/wiring';
 import { queryClient } from './state/query-client';
-import { applyTheme } from './state/preferences';
-import { initialSelection, useSelection } from './state/selection';
+import { applyTheme } from './state/preferences-store';
+import { initialSelection, useSelection } from './state/selection-store';
 import { getEngine } from './bridge/engine-bridge';
 import { connect, initialHeaders, initialServerUrl, pageHiding } from './receiver/actions';
 import { initialReplaySpeed, initialTraceUrl, openTraceUrl } from './trace-files/open-trace';
@@ -29,7 +29,7 @@ if (isOAuthCallback()) {
 function boot(returning?: { trip: PendingSignIn; callback: AuthCallback }) {
   applyTheme();
   useSelection.setState({ selection: initialSelection() });
-  wireEngine(getEngine(), queryClient);
+  wireEngine(getEngine());
   // Connecting is an action, not an effect: it runs once per page load, whatever React does with effects.
   // A reload takes up this tab's session again, so its tasks stay live and ?task= links keep working.
   // ?trace= replays a recording (from this origin only) instead: then no receiver is contacted at all.

@@ -6,7 +6,7 @@ import { TaskList } from '../tasks/views/TaskList';
 import { TrafficDrawer } from '../traffic/TrafficDrawer';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { Splitter } from '../ui/Splitter';
-import { TOOLS_MIN, useLayout } from '../state/layout';
+import { TOOLS_MIN, useLayout } from '../state/layout-store';
 import { MainPane } from './MainPane';
 import { MainScroller } from './MainScroller';
 import { AppHeader } from './AppHeader';

@@ -3,7 +3,7 @@ import { InboxButton } from '../inbox/InboxView';
 import { ReportCardButton } from '../report/ReportCardEntry';
 import { ExportMenu } from '../trace-files/ExportMenu';
 import { OpenTraceButton } from '../trace-files/ReplayBar';
-import { useSelection } from '../state/selection';
+import { useSelection } from '../state/selection-store';
 import { focusRing, narrowLabel } from '../ui/Button';
 import { ShortcutsOverlay } from './ShortcutsOverlay';
 import { ThemeToggle } from './ThemeToggle';

@@ -1,8 +1,8 @@
 // @vitest-environment jsdom
 import { act } from 'react';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { useConnection } from '../state/connection';
-import { useSelection } from '../state/selection';
+import { useConnection } from '../state/connection-store';
+import { useSelection } from '../state/selection-store';
 import { reactRoot } from '../../test/helpers/react-root';
 import { MainPane } from './MainPane';
 

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { MousePointerClick, Unplug } from 'lucide-react';
-import { useConnection } from '../state/connection';
-import { useReplay } from '../state/replay';
+import { useConnection } from '../state/connection-store';
+import { useReplay } from '../state/replay-store';
 import { toolsQuery } from '../tools/queries';
 import { RunToolForm } from '../tools/RunToolForm';
 import { TaskDetail } from '../tasks/views/TaskDetail';
@@ -10,7 +10,7 @@ import { InboxView } from '../inbox/InboxView';
 import { EmptyState } from '../ui/Panel';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { DemoTraceLink } from '../ui/DemoTraceLink';
-import { useSelection } from '../state/selection';
+import { useSelection } from '../state/selection-store';
 import { useTasks } from '../tasks/tasks-store';
 import { ConnectionProblem } from '../receiver/ConnectionProblem';
 import { useConnectionView } from '../state/connection-view';

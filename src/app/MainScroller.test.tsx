@@ -2,7 +2,7 @@
 import { act } from 'react';
 import { describe, expect, it } from 'vitest';
 import { reactRoot } from '../../test/helpers/react-root';
-import { useSelection } from '../state/selection';
+import { useSelection } from '../state/selection-store';
 import { MainScroller } from './MainScroller';
 
 const view = reactRoot();

@@ -1,5 +1,5 @@
 import { useEffect, useRef, type ReactNode } from 'react';
-import { useSelection } from '../state/selection';
+import { useSelection } from '../state/selection-store';
 
 /**
  * The main pane's scroller. Another selection starts at its top: a task opened from a run form scrolled down

@@ -1,5 +1,5 @@
 import { Monitor, Moon, Sun } from 'lucide-react';
-import { usePreferences, type ThemeChoice } from '../state/preferences';
+import { usePreferences, type ThemeChoice } from '../state/preferences-store';
 import { focusRing } from '../ui/Button';
 
 const next: Record<ThemeChoice, ThemeChoice> = { system: 'light', light: 'dark', dark: 'system' };

@@ -1,8 +1,8 @@
 import { connect, initialHeaders, parseReceiverUrl } from '../receiver/actions';
 import { receiverFromParam, receiverParam } from '../state/address-bar';
-import { useConnection } from '../state/connection';
-import { useReplay } from '../state/replay';
-import { useSelection, type Selection } from '../state/selection';
+import { useConnection } from '../state/connection-store';
+import { useReplay } from '../state/replay-store';
+import { useSelection, type Selection } from '../state/selection-store';
 
 /** The address the page's state calls for; undefined while it is between states (a trace being opened). */
 export function addressFor(href: string): string | undefined {

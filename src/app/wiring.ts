@@ -1,48 +1,30 @@
-import type { QueryClient } from '@tanstack/react-query';
 import type { EngineBridge } from '../bridge/engine-bridge';
 import type { Batch } from '../engine/messages';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { useInbox } from '../inbox/inbox-store';
 import { applyTrafficBatch } from '../traffic/traffic-store';
-import { startPageRecords } from '../tasks/page-records';
-import {
-  applyOverview,
-  tasksStore,
-  usePollingHealth,
-  useTaskList,
-  useTaskListStatus,
-} from '../tasks/tasks-store';
+import { tasksStore, type TaskBatch } from '../tasks/tasks-store';
 import { startTaskView } from '../tasks/task-view-request';
-import { applyTaskChanges } from '../tracker/task-changes';
-import { queryKeys } from '../tracker/queries';
-import { usePreferences } from '../state/preferences';
+import { usePreferences } from '../state/preferences-store';
 import { applyHealth } from '../receiver/actions';
 import { storeRememberedSignIn } from '../receiver/remembered-sign-ins';
 import { applyCheckNews, openReportWhenConnected } from '../report/report-store';
-import { useReplay } from '../state/replay';
+import { useReplay } from '../state/replay-store';
+
+/** What of a batch the tasks store takes for a connection it belongs to, current or closed. */
+const taskParts = ({ tasks, snapshots, results, taskList, overview }: Batch): TaskBatch => ({
+  tasks,
+  snapshots,
+  results,
+  taskList,
+  overview,
+});
 
 /**
- * The one place a connection's pieces meet on the page: the engine's batches go into the stores and the
- * query cache, and preference changes go back to the engine. Returns the unsubscribe.
+ * The one place a connection's pieces meet on the page: the engine's batches go into the stores, and
+ * preference changes go back to the engine. Returns the unsubscribe.
  */
-export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () => void {
-  /** The connection the page's task records belong to; a batch for another one starts them afresh. */
-  let tasksConnection = 0;
-
-  /** What the page holds of the tasks it shows: records, the list's window, the overview, snapshots, results. */
-  const applyTaskParts = (batch: Batch) => {
-    if (batch.tasks) applyTaskChanges(tasksStore, batch.tasks);
-    // A task out of view takes its snapshot and result with it; they come again with it.
-    for (const taskId of batch.tasks?.removed ?? [])
-      queryClient.removeQueries({ queryKey: queryKeys.task(batch.connectionId, taskId) });
-    if (batch.taskList) useTaskList.setState({ list: batch.taskList });
-    if (batch.overview) applyOverview(batch.overview);
-    for (const [taskId, snapshot] of batch.snapshots)
-      queryClient.setQueryData(queryKeys.task(batch.connectionId, taskId), snapshot);
-    for (const [taskId, result] of batch.results)
-      queryClient.setQueryData(queryKeys.taskResult(batch.connectionId, taskId), result);
-  };
-
+export function wireEngine(engine: EngineBridge): () => void {
   const applyOne = (batch: Batch) => {
     // A replay seeking starts a new connection id: what the one before it still sends is not shown.
     const replayId = useReplay.getState().connectionId;
@@ -52,22 +34,16 @@ export function wireEngine(engine: EngineBridge, queryClient: QueryClient): () =
     if (batch.inbox.length > 0) useInbox.getState().apply(batch.inbox);
     const connection = useConnection.getState();
     if (batch.connectionId === 0) return;
-    // After Disconnect the page's records still belong to the closed connection: the engine keeps serving its
-    // tasks to the page's list, filter and detail until the next connection starts.
+    const tasks = tasksStore.getState();
+    // After Disconnect the page's task records still belong to the closed connection: the engine keeps serving
+    // its tasks to the page's list, filter and detail until the next connection starts.
     if (batch.connectionId !== connection.id) {
-      if (batch.connectionId === tasksConnection) applyTaskParts(batch);
+      if (batch.connectionId === tasks.connectionId) tasks.apply(taskParts(batch));
       return;
     }
-    if (tasksConnection !== batch.connectionId) {
-      const previous = tasksConnection;
-      tasksConnection = batch.connectionId;
-      startPageRecords('all');
-      if (previous) queryClient.removeQueries({ queryKey: queryKeys.connection(previous) });
-    }
+    if (tasks.connectionId !== batch.connectionId) tasks.reset(batch.connectionId);
     if (batch.replay) useReplay.setState({ news: batch.replay });
-    applyTaskParts(batch);
-    if (batch.listStatus) useTaskListStatus.setState(batch.listStatus, true);
-    if (batch.polling) usePollingHealth.setState({ health: batch.polling });
+    tasks.apply({ ...taskParts(batch), listStatus: batch.listStatus, polling: batch.polling });
     if (batch.refused) useInbox.setState({ refused: batch.refused });
     const news = batch.connection;
     if (news?.health) applyHealth(news.health);

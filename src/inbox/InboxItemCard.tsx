@@ -1,6 +1,6 @@
 import { MessageSquareMore } from 'lucide-react';
-import { useSelection } from '../state/selection';
-import { useReplay } from '../state/replay';
+import { useSelection } from '../state/selection-store';
+import { useReplay } from '../state/replay-store';
 import { formatClock } from '../format/time';
 import { Badge } from '../ui/Badge';
 import { focusRing } from '../ui/Button';

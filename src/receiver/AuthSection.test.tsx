@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { reactRoot } from '../../test/helpers/react-root';
 import type { Command } from '../engine/messages';
 import type { AuthView } from '../mcp';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { AuthSection } from './AuthSection';
 
 /**

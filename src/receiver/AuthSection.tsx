@@ -4,21 +4,13 @@ import { Badge, type Tone } from '../ui/Badge';
 import { Button, focusRing } from '../ui/Button';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { safeHref } from '../ui/safe-url';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { useNow } from '../state/clock';
 import { formatCountdown, formatMs } from '../format/time';
 import type { AuthStep, AuthView, ClientKind } from '../mcp';
 import { connect } from './actions';
-import {
-  authChoiceFor,
-  confirmOrigin,
-  prepareSignIn,
-  rememberSignIn,
-  setAuthChoice,
-  signIn,
-  signOut,
-  useSignIn,
-} from './auth-actions';
+import { confirmOrigin, prepareSignIn, rememberSignIn, signIn, signOut } from './auth-actions';
+import { authChoiceFor, setAuthChoice, useSignIn } from './sign-in-store';
 import { isSignInRemembered, REMEMBER_SIGN_IN_WARNING } from './remembered-sign-ins';
 
 const statusLook: Record<AuthView['status'], { tone: Tone; text: string }> = {

@@ -3,11 +3,11 @@ import { Plug, Unplug, KeyRound, RotateCw } from 'lucide-react';
 import { Button } from '../ui/Button';
 import { usePopover } from '../ui/usePopover';
 import { connect, disconnect } from './actions';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { useConnectionView } from '../state/connection-view';
 import { useNow } from '../state/clock';
-import { useReplay } from '../state/replay';
-import { useSelection } from '../state/selection';
+import { useReplay } from '../state/replay-store';
+import { useSelection } from '../state/selection-store';
 import { formatClock } from '../format/time';
 import { SavedReceivers } from './SavedReceivers';
 

@@ -2,7 +2,7 @@
 import { act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { createQueryClient } from '../tracker/queries';
 import { formatClock } from '../format/time';
 import { ConnectionBar } from './ConnectionBar';

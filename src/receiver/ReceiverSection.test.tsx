@@ -3,8 +3,8 @@ import { act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '../tracker/queries';
-import { useConnection } from '../state/connection';
-import { useLayout } from '../state/layout';
+import { useConnection } from '../state/connection-store';
+import { useLayout } from '../state/layout-store';
 import { reactRoot } from '../../test/helpers/react-root';
 import { ReceiverSection } from './ReceiverSection';
 

@@ -1,10 +1,10 @@
 import { ChevronDown, ChevronRight } from 'lucide-react';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { focusRing } from '../ui/Button';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { useConnectionView } from '../state/connection-view';
-import { useLayout } from '../state/layout';
-import { useReplay } from '../state/replay';
+import { useLayout } from '../state/layout-store';
+import { useReplay } from '../state/replay-store';
 import { ReceiverNotes, ServerCard } from './ServerCard';
 
 /**

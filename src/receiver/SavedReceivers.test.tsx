@@ -1,7 +1,11 @@
 // @vitest-environment jsdom
 import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { REMEMBERED_HEADERS_KEY, createSavedReceivers, type SavedReceiversApi } from './saved-receivers';
+import {
+  REMEMBERED_HEADERS_KEY,
+  createSavedReceivers,
+  type SavedReceiversApi,
+} from './saved-receivers-store';
 import { SavedReceivers } from './SavedReceivers';
 import { installKeymap } from '../ui/keymap';
 import { reactRoot } from '../../test/helpers/react-root';

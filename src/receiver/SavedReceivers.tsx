@@ -9,7 +9,7 @@ import {
   type HeaderMap,
   type SavedReceiver,
   type SavedReceiversApi,
-} from './saved-receivers';
+} from './saved-receivers-store';
 
 const focusRing = 'outline-none focus-visible:ring-2 focus-visible:ring-sky-500';
 const iconButton = `rounded p-1 text-slate-500 hover:bg-slate-100 hover:text-slate-800 dark:text-slate-400 dark:hover:bg-slate-800 dark:hover:text-slate-100 ${focusRing}`;

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act } from 'react';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { tasksStore } from '../tasks/tasks-store';
 import { reactRoot } from '../../test/helpers/react-root';
 import { ReceiverNotes, ServerCard } from './ServerCard';

@@ -2,8 +2,8 @@
 import { act } from 'react';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { reactRoot } from '../../test/helpers/react-root';
-import { useConnection } from '../state/connection';
-import { useReplay } from '../state/replay';
+import { useConnection } from '../state/connection-store';
+import { useReplay } from '../state/replay-store';
 import { tasksStore } from '../tasks/tasks-store';
 import { TaskSupportBadge } from '../tools/TaskSupportBadge';
 import { ServerCard } from './ServerCard';

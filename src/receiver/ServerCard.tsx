@@ -1,8 +1,8 @@
 import { Badge } from '../ui/Badge';
 import { Button } from '../ui/Button';
-import { useConnection } from '../state/connection';
-import { usePreferences } from '../state/preferences';
-import { useReplay } from '../state/replay';
+import { useConnection } from '../state/connection-store';
+import { usePreferences } from '../state/preferences-store';
+import { useReplay } from '../state/replay-store';
 import { clearHistory } from './actions';
 import type { Detection } from '../mcp';
 import { EraSelect } from './EraSelect';

@@ -9,18 +9,19 @@ import type {
   StdioRoute,
 } from '../mcp';
 import { clearLog, startPageRecords } from '../tasks/page-records';
-import { usePreferences } from '../state/preferences';
-import { useSelection } from '../state/selection';
-import { useConnection } from '../state/connection';
-import { endReplay, isReplaying, useReplay } from '../state/replay';
+import { usePreferences } from '../state/preferences-store';
+import { useSelection } from '../state/selection-store';
+import { useConnection } from '../state/connection-store';
+import { endReplay, isReplaying, useReplay } from '../state/replay-store';
 import { receiverFromParam } from '../state/address-bar';
 import { normaliseReceiverUrl } from './receiver-url';
 import { SessionClaims, forgetSession, rememberSession, storedSession } from './session-claim';
-import { headersFor, recordUse, relayChosen } from './saved-receivers';
+import { headersFor, recordUse, relayChosen } from './saved-receivers-store';
 import { fetchRelayRoute } from './relay-route';
 import { closeStdio, openStdioRoute, stdioNameOf, stdioPageHiding } from './stdio-bridge-route';
 import { eraChoice } from './era-choice';
-import { authChoiceFor, callbackUri, choiceOfTrip, setAuthChoice } from './auth-actions';
+import { callbackUri, choiceOfTrip } from './auth-actions';
+import { authChoiceFor, setAuthChoice } from './sign-in-store';
 import { isSignInRemembered, rememberedSignIn } from './remembered-sign-ins';
 
 /** A URL only if it is http(s); one typed without a scheme gets one (see receiver-url.ts). */

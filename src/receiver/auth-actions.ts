@@ -1,7 +1,7 @@
-import { create } from 'zustand';
 import { getEngine } from '../bridge/engine-bridge';
 import type { AuthCallback, AuthClientChoice, PendingSignIn } from '../mcp';
-import { useConnection } from '../state/connection';
+import { useSignIn } from './sign-in-store';
+import { useConnection } from '../state/connection-store';
 import { safeHref } from '../ui/safe-url';
 import { setSignInRemembered } from './remembered-sign-ins';
 
@@ -13,29 +13,6 @@ export const CALLBACK_CHANNEL_PREFIX = 'taskscope-oauth:';
 const LISTEN_MS = 10 * 60_000;
 
 export const callbackUri = () => `${window.location.origin}${CALLBACK_PATH}`;
-
-interface SignInState {
-  /** The client each receiver signs in as, when the person chose one: this tab's memory only (a secret may be in it). */
-  choices: Record<string, AuthClientChoice>;
-  /** window.open gave nothing (a blocker): the page offers the sign-in page as a link instead. */
-  blockedUrl?: string;
-  /** Bumped when "Remember sign-in" changes, so the box re-reads storage. */
-  rememberTick: number;
-}
-
-export const useSignIn = create<SignInState>()(() => ({ choices: {}, rememberTick: 0 }));
-
-export function authChoiceFor(url: string): AuthClientChoice | undefined {
-  return useSignIn.getState().choices[url];
-}
-
-export function setAuthChoice(url: string, choice: AuthClientChoice | undefined): void {
-  useSignIn.setState((s) => {
-    const choices = Object.fromEntries(Object.entries(s.choices).filter(([key]) => key !== url));
-    if (choice && (choice.clientId || choice.clientMetadataUrl)) choices[url] = choice;
-    return { choices };
-  });
-}
 
 const listening = new Map<string, () => void>();
 

@@ -1,16 +1,6 @@
-import { create } from 'zustand';
 import { STDIO_CONNECTION_HEADER, RELAY_HEADERS, type StdioRoute } from '../mcp';
 import { fetchServerToken } from './relay-route';
-
-/** The stdio server this tab is connected to through Taskscope's bridge, if any: what its console shows. */
-export interface StdioConnection {
-  /** The receiver URL, /stdio/<name>/mcp on this origin. */
-  url: string;
-  name: string;
-  route: StdioRoute;
-}
-
-export const useStdio = create<{ current?: StdioConnection }>()(() => ({}));
+import { useStdio, type StdioConnection } from './stdio-store';
 
 /** The name in a receiver URL that is one of this server's stdio bridges (/stdio/<name>/mcp, same origin). */
 export function stdioNameOf(href: string): string | undefined {

@@ -2,9 +2,9 @@
 import { act } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ToolInfo } from '../mcp';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { runToolAsTask } from '../tools/run-actions';
-import { useRunDrafts } from '../tools/run-drafts';
+import { useRunDrafts } from '../tools/run-drafts-store';
 import { reactRoot } from '../../test/helpers/react-root';
 import { CheckConfirm } from './CheckConfirm';
 import { useReport } from './report-store';

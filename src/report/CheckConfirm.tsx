@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import { Play } from 'lucide-react';
 import { CHECK_LIMITS, CHECK_STEPS, missingArguments, seconds } from '../engine/active-check/plan';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { sayNames } from '../tools/call-args';
 import { Button, focusRing } from '../ui/Button';
 import { Dialog } from '../ui/Dialog';

@@ -2,7 +2,7 @@ import { lazy, Suspense } from 'react';
 import { ClipboardCheck } from 'lucide-react';
 import { Button, narrowLabel } from '../ui/Button';
 import { Dialog } from '../ui/Dialog';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { closeReport, openReport, useReport } from './report-store';
 
 /** The card and its rule book load on first opening: the page a person starts with stays small. */

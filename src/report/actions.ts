@@ -1,6 +1,6 @@
 import { getEngine } from '../bridge/engine-bridge';
-import { useConnection } from '../state/connection';
-import { rememberRunArgs } from '../tools/run-drafts';
+import { useConnection } from '../state/connection-store';
+import { rememberRunArgs } from '../tools/run-drafts-store';
 import { applyCheckNews, useReport } from './report-store';
 
 /**

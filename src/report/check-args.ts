@@ -1,6 +1,6 @@
 import { checkableTools } from '../engine/active-check/plan';
 import { parseJsonObject, type ToolInfo } from '../mcp';
-import { lastRunArgs } from '../tools/run-drafts';
+import { lastRunArgs } from '../tools/run-drafts-store';
 
 /**
  * What the check's dialog offers: every tool that may run as a task, with the arguments it starts from.

@@ -1,11 +1,11 @@
 import { useMemo } from 'react';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, Warning } from '../mcp';
+import type { ToolInfo, Warning } from '../mcp';
 import { getEngine } from '../bridge/engine-bridge';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { useNow } from '../state/clock';
-import { tasksStore, useTaskList } from '../tasks/tasks-store';
-import { useEveryTask } from '../tasks/task-view-request';
+import { tasksStore, useTasks } from '../tasks/tasks-store';
+import { useEveryTask } from '../tasks/list-ask-store';
 import { trafficEventsOf, useTraffic, useTrafficMirror } from '../traffic/traffic-store';
 import { queryKeys } from '../tracker/queries';
 import { evaluateReport, withActiveCheck } from '../rules/evaluate';
@@ -37,17 +37,7 @@ export function useActiveCheck(): ActiveCheckState | undefined {
 /** Judges the card from what the page holds now: tasks, snapshots, results, traffic, the check's findings. */
 export function buildReportCard(queryClient: QueryClient, check: ActiveCheckState | undefined): ReportCard {
   const connection = useConnection.getState();
-  const { tasks, clockOffsetMs, clockSamples } = tasksStore.getState();
-  const snapshots = new Map<string, TaskSnapshot>();
-  const results = new Map<string, Normalised<TaskResultSnapshot>>();
-  for (const taskId of tasks.keys()) {
-    const snapshot = queryClient.getQueryData<TaskSnapshot>(queryKeys.task(connection.id, taskId));
-    if (snapshot) snapshots.set(taskId, snapshot);
-    const result = queryClient.getQueryData<Normalised<TaskResultSnapshot>>(
-      queryKeys.taskResult(connection.id, taskId),
-    );
-    if (result) results.set(taskId, result);
-  }
+  const { tasks, snapshots, results, clockOffsetMs, clockSamples } = tasksStore.getState();
   const tools = queryClient.getQueryData<{ tools: ToolInfo[] }>(queryKeys.tools(connection.id))?.tools;
   const passive = evaluateReport({
     receiver: { url: connection.url, era: connection.era, server: connection.server },
@@ -76,7 +66,7 @@ export function useReportCard(): ReportCard {
   useEveryTask();
   // Judged again the moment the page holds them all, not a second later on a partial page.
   const trafficSynced = useTraffic((s) => s.synced);
-  const tasksWhole = useTaskList((s) => s.list?.all === true);
+  const tasksWhole = useTasks((s) => s.list?.all === true);
   const synced = trafficSynced && tasksWhole;
   return useMemo(
     () => buildReportCard(queryClient, check),

@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { mergeFindings } from '../rules/evaluate';
 import type { ActiveCheckState, RuleResult } from '../rules/report-types';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 
 interface ReportState {
   open: boolean;

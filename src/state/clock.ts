@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import { replayNow, useReplay } from './replay';
+import { replayNow, useReplay } from './replay-store';
 
 /**
  * One clock for every countdown on the page: a single timer, running only while something shows time,

@@ -1,6 +1,6 @@
 import { useShallow } from 'zustand/react/shallow';
-import { useConnection, type ConnectionState } from './connection';
-import { useReplay } from './replay';
+import { useConnection, type ConnectionState } from './connection-store';
+import { useReplay } from './replay-store';
 
 /**
  * What the connection is, in the person's words: the one state the header, the receiver card and the main pane

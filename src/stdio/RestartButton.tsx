@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { RotateCcw } from 'lucide-react';
 import { Button } from '../ui/Button';
-import { useStdio } from '../receiver/stdio-bridge-route';
+import { useStdio } from '../receiver/stdio-store';
 import { restartStdio } from './actions';
 
 /** Restart where the main pane says the stdio server exited: the console's Restart, in the same words. */

@@ -1,5 +1,5 @@
 import { connect, disconnect } from '../receiver/actions';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 
 /**
  * Restart: the process is stopped with the connection (its live tasks are marked as ended with their session,

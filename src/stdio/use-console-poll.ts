@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
-import { bridgeHeaders, useStdio } from '../receiver/stdio-bridge-route';
+import { bridgeHeaders } from '../receiver/stdio-bridge-route';
+import { useStdio } from '../receiver/stdio-store';
 import { applySnapshot, resetConsole, useConsole } from './console-store';
 
 /** Often enough to read stderr as it comes; each ask is one short request. */

@@ -1,9 +1,9 @@
 import type { ClassifiedError } from '../mcp';
 import { getEngine } from '../bridge/engine-bridge';
-import { useSelection } from '../state/selection';
-import { useConnection } from '../state/connection';
+import { useSelection } from '../state/selection-store';
+import { useConnection } from '../state/connection-store';
 import type { TaskCall } from '../tracker/task-store';
-import { draftFromCall } from '../tools/run-drafts';
+import { draftFromCall } from '../tools/run-drafts-store';
 
 /** Follows a task by id (from another client, a log, a colleague): polled at once to learn what it is. */
 export async function trackTaskId(rawId: string): Promise<boolean> {

@@ -1,29 +1,17 @@
 import { useMemo } from 'react';
-import { skipToken, useQuery } from '@tanstack/react-query';
 import { judgeTask, type TaskRuleBreak } from '../rules/task-judge';
 import type { TrackedTask } from '../tracker/task-store';
 import { useTasks } from './tasks-store';
-import { useConnection } from '../state/connection';
-import { queryKeys } from '../tracker/queries';
+import { useConnection } from '../state/connection-store';
 import type { TaskResultSnapshot, TaskSnapshot, Normalised } from '../mcp';
 
 /** The latest snapshot the engine sent for this task; reading it never sends anything. */
 export function useTaskSnapshot(taskId: string): TaskSnapshot | undefined {
-  const connectionId = useConnection((s) => s.id);
-  const query = useQuery<TaskSnapshot | null>({
-    queryKey: queryKeys.task(connectionId, taskId),
-    queryFn: skipToken,
-  });
-  return query.data ?? undefined;
+  return useTasks((s) => s.snapshots.get(taskId));
 }
 
 export function useTaskResult(taskId: string): Normalised<TaskResultSnapshot> | undefined {
-  const connectionId = useConnection((s) => s.id);
-  const query = useQuery<Normalised<TaskResultSnapshot>>({
-    queryKey: queryKeys.taskResult(connectionId, taskId),
-    queryFn: skipToken,
-  });
-  return query.data;
+  return useTasks((s) => s.results.get(taskId));
 }
 
 /**

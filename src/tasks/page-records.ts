@@ -1,6 +1,6 @@
 import { useInbox } from '../inbox/inbox-store';
 import { clearTrafficLog } from '../traffic/traffic-store';
-import { resetTaskRecords } from './tasks-store';
+import { tasksStore } from './tasks-store';
 
 /**
  * What the page's log (traffic and the inbox) keeps when its records start afresh:
@@ -13,7 +13,7 @@ export type LogKept = 'all' | 'pending' | 'none';
 
 /** The one way the page starts its records for a new connection, a replay, or a seek within one. */
 export function startPageRecords(log: LogKept): void {
-  resetTaskRecords();
+  tasksStore.getState().reset();
   clearLog(log);
 }
 

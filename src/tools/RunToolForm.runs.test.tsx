@@ -2,8 +2,8 @@
 import { act } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ServerTaskSupport, ToolInfo } from '../mcp';
-import { useConnection } from '../state/connection';
-import { draftFromCall, useRunDrafts } from './run-drafts';
+import { useConnection } from '../state/connection-store';
+import { draftFromCall, useRunDrafts } from './run-drafts-store';
 import { callToolPlain, runToolAsTask } from './run-actions';
 import { RunToolForm } from './RunToolForm';
 import { reactRoot } from '../../test/helpers/react-root';

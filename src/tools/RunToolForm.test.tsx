@@ -4,8 +4,8 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { reactRoot } from '../../test/helpers/react-root';
 import { useInbox } from '../inbox/inbox-store';
 import type { ServerTaskSupport, ToolInfo } from '../mcp';
-import { useConnection } from '../state/connection';
-import { useReplay } from '../state/replay';
+import { useConnection } from '../state/connection-store';
+import { useReplay } from '../state/replay-store';
 import { RunToolForm } from './RunToolForm';
 
 // A plain call that is still waiting for its answer (the receiver asks something first).

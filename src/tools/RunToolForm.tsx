@@ -13,9 +13,9 @@ import type { Normalised, TaskResultSnapshot } from '../mcp';
 import { buildValues, fieldsFromSchema, initialValues, type FormValues } from '../ui/schema-form';
 import { SchemaFields, inputClass } from '../ui/SchemaFields';
 import { TaskSupportBadge } from './TaskSupportBadge';
-import { useConnection } from '../state/connection';
-import { useReplay } from '../state/replay';
-import { draftKey, saveRunDraft, useRunDrafts } from './run-drafts';
+import { useConnection } from '../state/connection-store';
+import { useReplay } from '../state/replay-store';
+import { draftKey, saveRunDraft, useRunDrafts } from './run-drafts-store';
 import { sayNames, valuesFromArgs } from './call-args';
 
 type PlainCall =

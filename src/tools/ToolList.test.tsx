@@ -3,7 +3,7 @@ import { act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ToolInfo } from '../mcp';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { createQueryClient, queryKeys } from '../tracker/queries';
 import { ToolList } from './ToolList';
 import { matchesTool } from './tool-search';

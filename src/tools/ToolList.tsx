@@ -1,9 +1,9 @@
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { ListTodo, Search, Wrench } from 'lucide-react';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { useConnectionView, type ConnectionKind } from '../state/connection-view';
-import { useSelection } from '../state/selection';
+import { useSelection } from '../state/selection-store';
 import { classifyError } from '../mcp';
 import { focusRing } from '../ui/Button';
 import { moveInItems } from '../ui/keymap';

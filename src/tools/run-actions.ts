@@ -1,8 +1,8 @@
 import type { ClassifiedError, Normalised, TaskResultSnapshot, ToolInfo } from '../mcp';
 import { getEngine } from '../bridge/engine-bridge';
-import { useConnection } from '../state/connection';
-import { useSelection } from '../state/selection';
-import { rememberRunArgs } from './run-drafts';
+import { useConnection } from '../state/connection-store';
+import { useSelection } from '../state/selection-store';
+import { rememberRunArgs } from './run-drafts-store';
 
 export type RunOutcome =
   | { ok: true; taskId: string }

@@ -4,8 +4,8 @@ import { Button, narrowLabel } from '../ui/Button';
 import { downloadText } from '../ui/download';
 import { usePopover } from '../ui/usePopover';
 import { queryClient } from '../state/query-client';
-import { useConnection } from '../state/connection';
-import { useTaskList } from '../tasks/tasks-store';
+import { useConnection } from '../state/connection-store';
+import { useTasks } from '../tasks/tasks-store';
 import { withEveryTask } from '../tasks/task-view-request';
 import { fetchTrafficEvents, useTraffic } from '../traffic/traffic-store';
 import { buildTrace, exportFileName } from '../engine/trace/build-trace';
@@ -31,7 +31,7 @@ async function exportNow(kind: Kind, includeSecrets: boolean): Promise<string> {
 function ExportOptions() {
   const [includeSecrets, setIncludeSecrets] = useState(false);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
-  const taskCount = useTaskList((s) => s.list?.counts.all ?? 0);
+  const taskCount = useTasks((s) => s.list?.counts.all ?? 0);
   const rowCount = useTraffic((s) => s.rowsKept);
   // A row holding two events is a request with its answer.
   const hasExchange = useTraffic((s) => s.kept > s.rowsKept);

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { FolderOpen, Pause, Play, X } from 'lucide-react';
 import type { ReplaySpeed } from '../engine/messages';
 import { useNow } from '../state/clock';
-import { useReplay } from '../state/replay';
+import { useReplay } from '../state/replay-store';
 import { formatClock, formatDateTime, formatMs } from '../format/time';
 import { Button, focusRing, narrowLabel } from '../ui/Button';
 import { ErrorNote } from '../ui/Panel';

@@ -2,7 +2,7 @@ import { QueryClient } from '@tanstack/react-query';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboxEvent, InboxRequest } from '../engine/messages';
 import { useInbox } from '../inbox/inbox-store';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { pageTraceSources } from './export-sources';
 
 const request = (connectionId: number, n: number): InboxRequest => ({

@@ -1,11 +1,11 @@
 /**
- * What the page has observed, read from its stores for an export: the connection, the tool list and task
- * snapshots and results in the query cache, task records, the inbox; the traffic log comes from the engine.
+ * What the page has observed, read from its stores for an export: the connection, the tool list in the query
+ * cache, task records, snapshots and results, the inbox; the traffic log comes from the engine.
  */
 import type { QueryClient } from '@tanstack/react-query';
-import type { Normalised, TaskResultSnapshot, TaskSnapshot, ToolInfo, TrafficEvent } from '../mcp';
+import type { ToolInfo, TrafficEvent } from '../mcp';
 import type { InboxEvent } from '../engine/messages';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { useInbox, type InboxItem, type SentAnswer } from '../inbox/inbox-store';
 import { tasksStore } from '../tasks/tasks-store';
 import { queryKeys } from '../tracker/queries';
@@ -52,7 +52,7 @@ export function inboxEvents(items: readonly InboxItem[]): InboxEvent[] {
 export function pageTraceSources(queryClient: QueryClient, traffic: TrafficEvent[]): TraceSources {
   const connection = useConnection.getState();
   const id = connection.id;
-  const { tasks, order } = tasksStore.getState();
+  const { tasks, order, snapshots, results } = tasksStore.getState();
   const tools = queryClient.getQueryData<{ tools: ToolInfo[] }>(queryKeys.tools(id))?.tools ?? [];
   return {
     receiver: {
@@ -66,9 +66,8 @@ export function pageTraceSources(queryClient: QueryClient, traffic: TrafficEvent
     },
     tools,
     tasks: order.map((taskId) => tasks.get(taskId)).filter((t): t is TrackedTask => t !== undefined),
-    snapshot: (taskId) => queryClient.getQueryData<TaskSnapshot>(queryKeys.task(id, taskId)),
-    result: (taskId) =>
-      queryClient.getQueryData<Normalised<TaskResultSnapshot>>(queryKeys.taskResult(id, taskId)),
+    snapshot: (taskId) => snapshots.get(taskId),
+    result: (taskId) => results.get(taskId),
     // This connection's requests only, as for traffic: the inbox keeps earlier connections' too.
     inbox: inboxEvents(useInbox.getState().items.filter((item) => item.connectionId === id)),
     traffic,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { initialReplaySpeed, initialTraceUrl, readCapped, sameOriginTraceUrl } from './open-trace';
-import { replayNow, useReplay } from '../state/replay';
+import { replayNow, useReplay } from '../state/replay-store';
 
 const page = 'http://127.0.0.1:5173/?trace=/demo-trace.json';
 

@@ -1,9 +1,9 @@
 import { getEngine } from '../bridge/engine-bridge';
 import type { ReplaySpeed } from '../engine/messages';
 import { MAX_TRACE_BYTES } from '../engine/trace/limits';
-import { useConnection } from '../state/connection';
-import { useReplay } from '../state/replay';
-import { useSelection } from '../state/selection';
+import { useConnection } from '../state/connection-store';
+import { useReplay } from '../state/replay-store';
+import { useSelection } from '../state/selection-store';
 import { startPageRecords } from '../tasks/page-records';
 import { demoReceiverUrl, receiverParam } from '../state/address-bar';
 

@@ -109,26 +109,35 @@ export class TaskChangeCollector {
 
 /** The page's side: one store update per batch, a new object only for the tasks that changed. */
 export function applyTaskChanges(store: TasksStore, batch: TaskChanges): void {
-  store.setState((state) => {
-    for (const { task, newEntries } of batch.changes) {
-      const previous = state.tasks.get(task.taskId);
-      const entries = previous ? previous.entries.concat(newEntries) : newEntries;
-      // Both sides keep the newest MAX_ENTRIES, so the tracker's count of dropped entries holds here too.
-      if (entries.length > MAX_ENTRIES) entries.splice(0, entries.length - MAX_ENTRIES);
-      state.tasks.set(task.taskId, { ...task, entries });
-    }
-    const gone = batch.removed ? new Set(batch.removed) : undefined;
-    if (gone) for (const taskId of gone) state.tasks.delete(taskId);
-    let order = batch.order ?? state.order;
-    if (gone && !batch.order) order = order.filter((taskId) => !gone.has(taskId));
-    if (batch.added.length > 0 && !batch.order) {
-      const known = new Set(order);
-      order = [...order, ...batch.added.filter((id) => !known.has(id))];
-    }
-    return {
-      version: state.version + 1,
-      order,
-      ...(batch.meta ?? {}),
-    };
-  });
+  store.setState((state) => withTaskChanges(state, batch));
+}
+
+/**
+ * The records' next fields after a batch: `state.tasks` is updated in place (a new object only for the tasks
+ * that changed), the rest comes back to be set, so a store with more than the records can apply it too.
+ */
+export function withTaskChanges(
+  state: TasksState,
+  batch: TaskChanges,
+): Pick<TasksState, 'version' | 'order'> & Partial<TasksMeta> {
+  for (const { task, newEntries } of batch.changes) {
+    const previous = state.tasks.get(task.taskId);
+    const entries = previous ? previous.entries.concat(newEntries) : newEntries;
+    // Both sides keep the newest MAX_ENTRIES, so the tracker's count of dropped entries holds here too.
+    if (entries.length > MAX_ENTRIES) entries.splice(0, entries.length - MAX_ENTRIES);
+    state.tasks.set(task.taskId, { ...task, entries });
+  }
+  const gone = batch.removed ? new Set(batch.removed) : undefined;
+  if (gone) for (const taskId of gone) state.tasks.delete(taskId);
+  let order = batch.order ?? state.order;
+  if (gone && !batch.order) order = order.filter((taskId) => !gone.has(taskId));
+  if (batch.added.length > 0 && !batch.order) {
+    const known = new Set(order);
+    order = [...order, ...batch.added.filter((id) => !known.has(id))];
+  }
+  return {
+    version: state.version + 1,
+    order,
+    ...(batch.meta ?? {}),
+  };
 }

@@ -227,8 +227,9 @@ export function noteDialect(store: TasksStore, dialect: Dialect): void {
 
 export type TasksStore = StoreApi<TasksState>;
 
-export function createTasksStore(): TasksStore {
-  return createStore<TasksState>()(() => ({
+/** Records before the first task: a new Map each time, since the store updates its Map in place. */
+export function emptyTasksState(): TasksState {
+  return {
     tasks: new Map(),
     version: 0,
     order: [],
@@ -236,7 +237,11 @@ export function createTasksStore(): TasksStore {
     clockSamples: 0,
     dialects: [],
     untrackedSeen: 0,
-  }));
+  };
+}
+
+export function createTasksStore(): TasksStore {
+  return createStore<TasksState>()(emptyTasksState);
 }
 
 /** Applies `change` to one task's record, immutably so selectors see a new object only for that task. */

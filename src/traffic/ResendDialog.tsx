@@ -3,7 +3,7 @@ import { Dialog } from '../ui/Dialog';
 import { Button } from '../ui/Button';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { inputClass } from '../ui/SchemaFields';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import type { ClassifiedError } from '../mcp';
 import { parseParams, resendRequest, useLiveReceiver } from './resend';
 

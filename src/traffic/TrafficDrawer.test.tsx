@@ -2,7 +2,7 @@
 import { act } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { reactRoot } from '../../test/helpers/react-root';
-import { useTrafficView } from './traffic-store';
+import { useTrafficView } from './traffic-view-store';
 import { TrafficDrawer } from './TrafficDrawer';
 
 vi.mock('../bridge/engine-bridge', () => ({

@@ -5,17 +5,11 @@ import { Button, focusRing } from '../ui/Button';
 import { restoreFocus } from '../ui/keymap';
 import { useEscapeLayer, useShortcut } from '../ui/useKeymap';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
-import {
-  DEFAULT_DRAWER_HEIGHT,
-  TRAFFIC_BYTE_CAP,
-  clearTrafficLog,
-  useTraffic,
-  useTrafficMirror,
-  useTrafficView,
-} from './traffic-store';
+import { TRAFFIC_BYTE_CAP, clearTrafficLog, useTraffic, useTrafficMirror } from './traffic-store';
+import { DEFAULT_DRAWER_HEIGHT, useTrafficView } from './traffic-view-store';
 import { filterRows, isFiltered, methodsOf, NO_FILTER } from './filters';
 import { indexOfRow } from '../engine/traffic-rows';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { TrafficHeader, TrafficTable } from './TrafficTable';
 import { TrafficDetail } from './TrafficDetail';
 

@@ -1,8 +1,8 @@
 import { getEngine } from '../bridge/engine-bridge';
 import type { Replies } from '../engine/messages';
-import { useConnection } from '../state/connection';
+import { useConnection } from '../state/connection-store';
 import { parseJsonObject } from '../mcp';
-import { useReplay } from '../state/replay';
+import { useReplay } from '../state/replay-store';
 
 /** A live receiver to send to: connected, and no trace playing (a replay has no receiver to ask). */
 export function useLiveReceiver(): boolean {

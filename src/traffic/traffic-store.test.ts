@@ -3,12 +3,11 @@ import { TrafficTap, type TrafficEvent } from '../mcp';
 import {
   TRAFFIC_BYTE_CAP,
   TRAFFIC_COUNT_CAP,
-  showTaskTraffic,
   trafficEvents,
   trafficEventsOf,
   useTraffic,
-  useTrafficView,
 } from './traffic-store';
+import { showTaskTraffic, useTrafficView } from './traffic-view-store';
 import { addEvents, emptyLog, taskIdOf } from '../engine/traffic-rows';
 import { filterRows, methodsOf, NO_FILTER } from './filters';
 

@@ -7,9 +7,9 @@ import { startRecorder } from '../helpers/record-trace';
 import { waitFor } from '../helpers/wait';
 import { setEngine } from '../../src/bridge/engine-bridge';
 import { openTraceText } from '../../src/trace-files/open-trace';
-import { useConnection } from '../../src/state/connection';
+import { useConnection } from '../../src/state/connection-store';
 import { useInbox } from '../../src/inbox/inbox-store';
-import { useReplay } from '../../src/state/replay';
+import { useReplay } from '../../src/state/replay-store';
 
 const later = stopAfterEach();
 

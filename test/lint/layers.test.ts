@@ -114,7 +114,7 @@ describe('the layer rule', () => {
     expect(
       await lint(
         'src/receiver/probe.ts',
-        "import { useListAsk } from '../tasks/task-view-request';\nexport const x = useListAsk;\n",
+        "import { useListAsk } from '../tasks/list-ask-store';\nexport const x = useListAsk;\n",
       ),
     ).toEqual([]);
   });

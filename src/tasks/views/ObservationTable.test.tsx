@@ -2,7 +2,7 @@
 import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { reactRoot } from '../../../test/helpers/react-root';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import { newTrackedTask, type ObservationEntry } from '../../tracker/task-store';
 import { ObservationTable } from './ObservationTable';
 

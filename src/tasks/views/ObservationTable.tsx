@@ -5,7 +5,7 @@ import { formatClock, formatMs } from '../../format/time';
 import { CopyButton } from '../../ui/CopyButton';
 import { observationsText, statusCell, tableRows } from './observation-text';
 import { CANCEL_ACKNOWLEDGED, isCancelAcknowledgement, RESULT_NAME } from '../../tracker/timeline-model';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 
 const time = (ms: number) => formatClock(ms, { millis: true });
 

@@ -2,7 +2,7 @@
 import { act } from 'react';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { newTrackedTask, type TrackedTask } from '../../tracker/task-store';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import { SessionNote } from './TaskNotes';
 import { StatusBadge } from './StatusBadge';
 import { reactRoot } from '../../../test/helpers/react-root';

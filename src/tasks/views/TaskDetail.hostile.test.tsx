@@ -2,10 +2,10 @@
 import { act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createQueryClient, queryKeys } from '../../tracker/queries';
+import { createQueryClient } from '../../tracker/queries';
 import { newTrackedTask, type TimelineEntry, type TrackedTask } from '../../tracker/task-store';
 import { applyTaskChanges } from '../../tracker/task-changes';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import type { Normalised, TaskResultSnapshot, TaskSnapshot } from '../../mcp';
 import { tasksStore } from '../tasks-store';
 import { TaskDetail } from './TaskDetail';
@@ -23,7 +23,7 @@ Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: tru
 Object.defineProperty(HTMLElement.prototype, 'clientWidth', { configurable: true, get: () => 800 });
 beforeEach(() => {
   useConnection.setState({ id: 1 });
-  tasksStore.setState({ tasks: new Map(), order: [], version: 0, clockOffsetMs: 0, clockSamples: 0 });
+  tasksStore.getState().reset(1);
 });
 
 const observation = (over: Partial<Extract<TimelineEntry, { kind: 'observation' }>> = {}): TimelineEntry => ({
@@ -58,17 +58,22 @@ function draw({ task = {}, entries = [observation()], snapshot = {}, result }: D
     ...task,
   });
   applyTaskChanges(tasksStore, { added: ['t'], changes: [{ task: record, newEntries: entries }] });
-  queryClient.setQueryData(queryKeys.task(1, 't'), {
-    taskId: 't',
-    status: 'working',
-    shape: 'flat',
-    ttl: 600_000,
-    pollInterval: 1000,
-    createdAt: new Date().toISOString(),
-    createdAtMs: Date.now(),
-    ...snapshot,
-  });
-  if (result) queryClient.setQueryData(queryKeys.taskResult(1, 't'), result);
+  const snapshots: Array<[string, TaskSnapshot]> = [
+    [
+      't',
+      {
+        taskId: 't',
+        status: 'working',
+        shape: 'flat',
+        ttl: 600_000,
+        pollInterval: 1000,
+        createdAt: new Date().toISOString(),
+        createdAtMs: Date.now(),
+        ...snapshot,
+      },
+    ],
+  ];
+  tasksStore.getState().apply({ snapshots, results: result ? [['t', result]] : [] });
   act(() =>
     view.root.render(
       <QueryClientProvider client={queryClient}>

@@ -2,12 +2,12 @@
 import { act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createQueryClient, queryKeys } from '../../tracker/queries';
+import { createQueryClient } from '../../tracker/queries';
 import { newTrackedTask, type TimelineEntry, type TrackedTask } from '../../tracker/task-store';
 import { applyTaskChanges } from '../../tracker/task-changes';
-import { useConnection } from '../../state/connection';
-import { useSelection } from '../../state/selection';
-import { useRunDrafts } from '../../tools/run-drafts';
+import { useConnection } from '../../state/connection-store';
+import { useSelection } from '../../state/selection-store';
+import { useRunDrafts } from '../../tools/run-drafts-store';
 import type { TaskSnapshot } from '../../mcp';
 import { tasksStore } from '../tasks-store';
 import { TaskDetail } from './TaskDetail';
@@ -37,7 +37,7 @@ beforeEach(() => {
   });
   useSelection.setState({ selection: { kind: 'none' } });
   useRunDrafts.setState({ drafts: {} });
-  tasksStore.setState({ tasks: new Map(), order: [], version: 0 });
+  tasksStore.getState().reset(1);
   // The observations are a virtual list: give the scroll box a height, so it draws its rows.
   vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockReturnValue(400);
   vi.spyOn(HTMLElement.prototype, 'clientWidth', 'get').mockReturnValue(800);
@@ -66,12 +66,9 @@ function show(
     changes: [{ task: record, newEntries: entries }],
   });
   if (snapshot)
-    queryClient.setQueryData(queryKeys.task(1, taskId), {
-      taskId,
-      status: task.status,
-      shape: 'flat',
-      ...snapshot,
-    } satisfies TaskSnapshot);
+    tasksStore
+      .getState()
+      .apply({ snapshots: [[taskId, { taskId, status: task.status, shape: 'flat', ...snapshot }]] });
   act(() =>
     view.root.render(
       <QueryClientProvider client={queryClient}>

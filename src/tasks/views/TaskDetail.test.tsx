@@ -3,10 +3,10 @@ import { act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TaskSnapshot } from '../../mcp';
-import { createQueryClient, queryKeys } from '../../tracker/queries';
+import { createQueryClient } from '../../tracker/queries';
 import { newTrackedTask, type TrackedTask } from '../../tracker/task-store';
 import { applyTaskChanges } from '../../tracker/task-changes';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import { tasksStore } from '../tasks-store';
 import { reactRoot } from '../../../test/helpers/react-root';
 import { TaskDetail } from './TaskDetail';
@@ -18,7 +18,7 @@ beforeEach(() => {
     status: 'connected',
     support: { list: true, cancel: true, toolCall: true },
   });
-  tasksStore.setState({ tasks: new Map(), order: [], version: 0 });
+  tasksStore.getState().reset(1);
 });
 
 /** Renders the detail of a task held as `over` says, with `snapshot` as its last answer. */
@@ -32,7 +32,7 @@ function render(over: Partial<TrackedTask>, snapshot?: Omit<TaskSnapshot, 'taskI
   });
   const queryClient = createQueryClient();
   if (snapshot)
-    queryClient.setQueryData(queryKeys.task(1, 't1'), { taskId: 't1', shape: 'flat', ...snapshot });
+    tasksStore.getState().apply({ snapshots: [['t1', { taskId: 't1', shape: 'flat', ...snapshot }]] });
   act(() =>
     applyTaskChanges(tasksStore, {
       added: ['t1'],

@@ -6,7 +6,7 @@ import { EmptyState, ErrorNote } from '../../ui/Panel';
 import { ErrorBoundary } from '../../ui/ErrorBoundary';
 import { isTerminal, type ClassifiedError } from '../../mcp';
 import { useTaskResult, useTaskRuleBreaks, useTaskSnapshot } from '../hooks';
-import { useTaskList, useTasks } from '../tasks-store';
+import { useTasks } from '../tasks-store';
 import { cancelTask, pollNow, refetchResult, stopResult } from '../actions';
 import type { TrackedTask } from '../../tracker/task-store';
 import { StatusBadge } from './StatusBadge';
@@ -19,13 +19,13 @@ import { formatClock, formatMs } from '../../format/time';
 import { ProgressBar } from './ProgressBar';
 import { CallSummary, Headline, SessionNote } from './TaskNotes';
 import { RuleBreaks } from './RuleBreaks';
-import { useConnection } from '../../state/connection';
-import { useReplay } from '../../state/replay';
+import { useConnection } from '../../state/connection-store';
+import { useReplay } from '../../state/replay-store';
 import { useShallow } from 'zustand/react/shallow';
 import { pendingFor, useInbox } from '../../inbox/inbox-store';
 import { InboxItemCard } from '../../inbox/InboxItemCard';
-import { useSelection } from '../../state/selection';
-import { showTaskTraffic } from '../../traffic/traffic-store';
+import { useSelection } from '../../state/selection-store';
+import { showTaskTraffic } from '../../traffic/traffic-view-store';
 
 function Stat({
   label,
@@ -96,7 +96,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
   const [cancelError, setCancelError] = useState<ClassifiedError | null>(null);
   const breaks = useTaskRuleBreaks(task, snapshot, result);
   // Opened from elsewhere than its row, the task's record is on its way: nothing rather than a wrong "not tracked".
-  const asked = useTaskList((s) => s.list?.detail === taskId);
+  const asked = useTasks((s) => s.list?.detail === taskId);
   if (!task && !asked) return <div className="p-4" aria-busy="true" data-testid="task-detail-coming" />;
   if (!task) {
     return (

@@ -3,8 +3,8 @@ import { act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '../../tracker/queries';
-import { useConnection } from '../../state/connection';
-import { tasksStore, useTaskList, useTaskListStatus } from '../tasks-store';
+import { useConnection } from '../../state/connection-store';
+import { tasksStore } from '../tasks-store';
 import { TaskList } from './TaskList';
 import { reactRoot } from '../../../test/helpers/react-root';
 
@@ -16,9 +16,7 @@ import { reactRoot } from '../../../test/helpers/react-root';
 const view = reactRoot();
 beforeEach(() => {
   useConnection.setState({ id: 1 });
-  tasksStore.setState({ tasks: new Map(), order: [], version: 0, untrackedSeen: 0 });
-  useTaskListStatus.setState({ loading: false, stopped: undefined }, true);
-  useTaskList.setState({ list: undefined });
+  tasksStore.getState().reset(1);
 });
 
 const draw = () => {
@@ -39,11 +37,14 @@ const draw = () => {
 
 describe('TaskList', () => {
   it('a listing cut at its cap says it stopped; pushed ids beyond those followed are counted and offered', () => {
-    useTaskListStatus.setState({
-      stopped: 'tasks/list stopped at 5000 items: the receiver lists more than Taskscope reads at once',
+    tasksStore.setState({
+      listStatus: {
+        loading: false,
+        stopped: 'tasks/list stopped at 5000 items: the receiver lists more than Taskscope reads at once',
+      },
     });
     tasksStore.setState({ untrackedSeen: 4800 });
-    useTaskList.setState({
+    tasksStore.setState({
       list: { all: false, filter: 'all', query: '', total: 0, start: 0, ids: [], counts: { all: 201 } },
     });
     const { text, filters } = draw();
@@ -56,7 +57,7 @@ describe('TaskList', () => {
   });
 
   it('the filters show the counts the engine gave: an ended task purged later counts under its outcome and under purged', () => {
-    useTaskList.setState({
+    tasksStore.setState({
       list: {
         all: false,
         filter: 'all',

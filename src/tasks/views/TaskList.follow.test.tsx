@@ -3,7 +3,7 @@ import { act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from '../../tracker/queries';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import { reactRoot } from '../../../test/helpers/react-root';
 import { TaskList } from './TaskList';
 

@@ -3,9 +3,9 @@ import { act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '../../tracker/queries';
-import { useConnection } from '../../state/connection';
-import { useTaskList } from '../tasks-store';
-import { useListAsk } from '../task-view-request';
+import { useConnection } from '../../state/connection-store';
+import { tasksStore } from '../tasks-store';
+import { useListAsk } from '../list-ask-store';
 import { reactRoot } from '../../../test/helpers/react-root';
 import { TaskList } from './TaskList';
 
@@ -22,7 +22,7 @@ beforeEach(() => {
 describe('TaskList', () => {
   it('shows the engine’s count under each status filter, and a filter or a search asks the engine for that list', () => {
     // What the engine counted: one task failed and one completed (test/integration/demo-task-outcomes.test.ts).
-    useTaskList.setState({
+    tasksStore.setState({
       list: {
         all: false,
         filter: 'all',

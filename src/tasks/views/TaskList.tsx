@@ -1,16 +1,16 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { ChartNoAxesGantt, ListTodo, Pause, Play, RefreshCw, Search } from 'lucide-react';
 import { useShallow } from 'zustand/react/shallow';
-import { useSelection } from '../../state/selection';
-import { usePreferences } from '../../state/preferences';
-import { useConnection } from '../../state/connection';
-import { useReplay } from '../../state/replay';
+import { useSelection } from '../../state/selection-store';
+import { usePreferences } from '../../state/preferences-store';
+import { useConnection } from '../../state/connection-store';
+import { useReplay } from '../../state/replay-store';
 import { EmptyState, Panel } from '../../ui/Panel';
 import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
-import { usePollingHealth, useTaskList, useTaskListStatus, useTasks } from '../tasks-store';
+import { useTasks } from '../tasks-store';
 import { refreshTaskList, trackSeenTasks, trackTaskId } from '../actions';
-import { askList, askRows, useListAsk } from '../task-view-request';
+import { askList, askRows, useListAsk } from '../list-ask-store';
 import type { ListFilter } from '../../tracker/list-filter';
 import { formatMs } from '../../format/time';
 import { AUTO_TRACK_PER_MINUTE } from '../../tracker/limits';
@@ -32,7 +32,7 @@ const MIN_INTERVALS = [0, 500, 1000, 2000, 5000, 10_000, 30_000];
  * origin, so with hundreds of tasks every poll comes a little late, fairly shared, and never early.
  */
 function PollingSaturation() {
-  const health = usePollingHealth((s) => s.health);
+  const health = useTasks((s) => s.health);
   if (!health || health.liveTasks === 0) return null;
   const behind = health.queuedPolls > 0 && health.pollsPerSecond < 0.9 * health.demandPerSecond;
   if (!behind) return null;
@@ -60,12 +60,12 @@ export function TaskList() {
       setMinPollIntervalMs: s.setMinPollIntervalMs,
     })),
   );
-  const listStatus = useTaskListStatus();
+  const listStatus = useTasks((s) => s.listStatus);
   const query = useListAsk((s) => s.query);
   const [paste, setPaste] = useState('');
   // The engine filters, searches and counts; the page holds the rows around those drawn. A poll that changes
   // a task's record re-renders its row, not the list.
-  const list = useTaskList((s) => s.list);
+  const list = useTasks((s) => s.list);
   const filter = list?.filter ?? 'all';
   const counts = list?.counts ?? {};
   const total = counts.all ?? 0;

@@ -6,7 +6,7 @@ import type { TrackedTask } from '../../tracker/task-store';
 import { formatClock, formatMs } from '../../format/time';
 import { TaskTime } from './TaskTime';
 import { compactJson } from '../../tools/call-args';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 
 /** The task detail's sentences: its headline, the call that made it, where it stands with sessions. */
 

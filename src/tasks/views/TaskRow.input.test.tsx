@@ -4,7 +4,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { reactRoot } from '../../../test/helpers/react-root';
 import { useInbox } from '../../inbox/inbox-store';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import { createQueryClient } from '../../tracker/queries';
 import { applyTaskChanges } from '../../tracker/task-changes';
 import { newTrackedTask } from '../../tracker/task-store';
@@ -31,7 +31,7 @@ const $ = (selector: string) => view.container.querySelector<HTMLElement>(select
 describe('a task waiting for a person', () => {
   it("the task's row says it needs you while its question waits, and no longer once answered", () => {
     useConnection.setState({ id: 1 });
-    tasksStore.setState({ tasks: new Map(), order: [], version: 0 });
+    tasksStore.getState().reset(1);
     const { entries: _entries, ...task } = newTrackedTask({
       taskId: 'task-1',
       connectionId: 1,

@@ -3,10 +3,9 @@ import { Profiler, act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '../../tracker/queries';
-import { queryKeys } from '../../tracker/queries';
 import { newTrackedTask, type TrackedTask } from '../../tracker/task-store';
 import { applyTaskChanges } from '../../tracker/task-changes';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import { tasksStore } from '../tasks-store';
 import { TaskRow } from './TaskRow';
 import { reactRoot } from '../../../test/helpers/react-root';
@@ -26,7 +25,7 @@ const record = (taskId: string, over: Partial<TrackedTask> = {}) => {
 const view = reactRoot();
 beforeEach(() => {
   useConnection.setState({ id: 1 });
-  tasksStore.setState({ tasks: new Map(), order: [], version: 0 });
+  tasksStore.getState().reset(1);
 });
 
 describe('TaskRow', () => {
@@ -67,11 +66,8 @@ describe('TaskRow', () => {
           },
         ],
       });
-      queryClient.setQueryData(queryKeys.task(1, 'B'), {
-        taskId: 'B',
-        status: 'completed',
-        shape: 'flat',
-        ttl: 60_000,
+      tasksStore.getState().apply({
+        snapshots: [['B', { taskId: 'B', status: 'completed', shape: 'flat', ttl: 60_000 }]],
       });
     });
     expect(renders.A).toBe(afterMount.A);

@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import { useSelection } from '../../state/selection';
+import { useSelection } from '../../state/selection-store';
 import { useInbox } from '../../inbox/inbox-store';
 import { Badge } from '../../ui/Badge';
 import { isTerminal } from '../../mcp';

@@ -3,7 +3,7 @@ import { useNow } from '../../state/clock';
 import { localTaskTimes } from '../../tracker/ttl';
 import { formatClock, formatMs } from '../../format/time';
 import { buildTimeline, RESULT_NAME, type MarkKind, type PollStep } from '../../tracker/timeline-model';
-import { useConnection } from '../../state/connection';
+import { useConnection } from '../../state/connection-store';
 import { useTaskSnapshot } from '../hooks';
 import { useTasks } from '../tasks-store';
 import { statusFill } from './StatusBadge';

@@ -2,8 +2,8 @@
 import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TaskSummary } from '../../engine/task-views';
-import { useSelection } from '../../state/selection';
-import { applyOverview } from '../tasks-store';
+import { useSelection } from '../../state/selection-store';
+import { tasksStore } from '../tasks-store';
 import { reactRoot } from '../../../test/helpers/react-root';
 import { Waterfall } from './Waterfall';
 
@@ -46,7 +46,9 @@ const summaries: TaskSummary[] = [
 describe('Waterfall', () => {
   it('fades the bar of a task whose session ended, and says it only was working', () => {
     const ended: TaskSummary = { ...summaries[1]!, taskId: 'task-ended', live: false, sessionEnded: true };
-    act(() => applyOverview({ sync: true, order: ['task-ended'], changed: [ended] }));
+    act(() =>
+      tasksStore.getState().apply({ overview: { sync: true, order: ['task-ended'], changed: [ended] } }),
+    );
     act(() => view.root.render(<Waterfall />));
     const bar = view.container.querySelector<HTMLButtonElement>('[data-task-id="task-ended"]')!;
     expect(bar.getAttribute('aria-label')).toBe('Task task-ended, session ended · was working');
@@ -54,7 +56,11 @@ describe('Waterfall', () => {
   });
 
   it('draws each task as a bar coloured by status, and a bar opens its task', () => {
-    act(() => applyOverview({ sync: true, order: summaries.map((s) => s.taskId), changed: summaries }));
+    act(() =>
+      tasksStore
+        .getState()
+        .apply({ overview: { sync: true, order: summaries.map((s) => s.taskId), changed: summaries } }),
+    );
     act(() => view.root.render(<Waterfall />));
     const waterfall = view.container.querySelector('[data-testid="waterfall"]')!;
     expect(waterfall.textContent).toContain('Overview: 2 tasks');
@@ -96,7 +102,11 @@ describe('Waterfall', () => {
         segments: [{ status: 'completed', start: now - 62_000, end: now - 60_000 }],
       },
     ];
-    act(() => applyOverview({ sync: true, order: ended.map((s) => s.taskId), changed: ended }));
+    act(() =>
+      tasksStore
+        .getState()
+        .apply({ overview: { sync: true, order: ended.map((s) => s.taskId), changed: ended } }),
+    );
     act(() => view.root.render(<Waterfall />));
     const last = [...view.container.querySelectorAll<HTMLElement>('[data-task-id="late"] span')].at(-1)!;
     expect(parseFloat(last.style.left) + parseFloat(last.style.width)).toBeCloseTo(100, 5);

@@ -1,11 +1,11 @@
 import { memo } from 'react';
 import { ChartNoAxesGantt } from 'lucide-react';
 import { useNow } from '../../state/clock';
-import { useSelection } from '../../state/selection';
+import { useSelection } from '../../state/selection-store';
 import { EmptyState } from '../../ui/Panel';
 import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
-import { useOverview } from '../tasks-store';
+import { useTasks } from '../tasks-store';
 import { formatClock, formatMs } from '../../format/time';
 import { useShallow } from 'zustand/react/shallow';
 import { statusFill } from './StatusBadge';
@@ -25,7 +25,7 @@ const WaterfallRow = memo(function WaterfallRow({
   now: number;
 }) {
   // A summary per task, not its record: the overview costs the page a few numbers per task.
-  const task = useOverview((s) => s.summaries.get(taskId));
+  const task = useTasks((s) => s.overview.summaries.get(taskId));
   const select = useSelection((s) => s.select);
   if (!task) return null;
   const { start, shown } = task;
@@ -103,9 +103,9 @@ function WaterfallAxis({ origin, span, live }: { origin: number; span: number; l
  * is live, and to the last task's end once none is, so ended tasks fill the width instead of its left edge.
  */
 export function Waterfall() {
-  const order = useOverview((s) => s.order);
-  const { origin, lastEnd, live } = useOverview(
-    useShallow((s) => {
+  const order = useTasks((s) => s.overview.order);
+  const { origin, lastEnd, live } = useTasks(
+    useShallow(({ overview: s }) => {
       let first = Infinity;
       let last = -Infinity;
       let anyLive = false;

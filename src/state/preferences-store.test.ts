@@ -5,7 +5,7 @@ const KEY = 'taskscope:preferences';
 
 async function loadPreferences() {
   vi.resetModules();
-  const { usePreferences } = await import('./preferences');
+  const { usePreferences } = await import('./preferences-store');
   return usePreferences;
 }
 

@@ -7,7 +7,7 @@ import {
   createSavedReceivers,
   defaultName,
   parseReceivers,
-} from './saved-receivers';
+} from './saved-receivers-store';
 import { MemoryStorage } from '../../test/helpers/memory-storage';
 
 class ThrowingStorage extends MemoryStorage {
