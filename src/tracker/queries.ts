@@ -1,13 +1,14 @@
 import { QueryClient } from '@tanstack/query-core';
 
 /**
- * A react-query client for the Worker (where the tracker polls through it) or the page (where batches fill it).
+ * A react-query client for the Worker (where the tracker polls through it) or the page (where it holds the tool
+ * list the page asks for; tasks are in the page's tasks store).
  * Nothing here refetches on its own: the tracker decides when to ask a receiver (docs/architecture.md), and a
  * result is kept for the life of the page whatever the receiver's ttl.
  *
  * In the Worker the cache holds the very snapshot object the tracker merged, not a copy: `sharing: false`
  * turns off structural sharing, which would otherwise walk every answer and keep a new object per poll. On
- * the page it stays on, so a batch that brings an unchanged value re-renders nothing.
+ * the page it stays on.
  */
 export function createQueryClient({ sharing = true }: { sharing?: boolean } = {}): QueryClient {
   return new QueryClient({
