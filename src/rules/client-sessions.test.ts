@@ -80,3 +80,21 @@ describe('client sessions', () => {
     expect(clients.at(-1)).toMatchObject({ key: UNNAMED_CLIENT });
   });
 });
+
+describe('client sessions over stdio', () => {
+  it('are one client, named by its initialize', () => {
+    const messages: SeenMessage[] = [
+      {
+        ...at(1),
+        from: 'client',
+        message: { id: 1, method: 'initialize', params: { clientInfo: { name: 'host', version: '1' } } },
+      },
+      { ...at(2), from: 'server', message: { id: 1, result: {} } },
+      { ...at(3), from: 'client', message: { id: 2, method: 'tools/list' } },
+      { ...at(4), from: 'server', message: { id: 2, result: {} } },
+    ];
+    expect(splitClientSessions(messages).map((c) => [c.key, c.name, c.messages.length])).toEqual([
+      ['client:host@1', 'host', 4],
+    ]);
+  });
+});

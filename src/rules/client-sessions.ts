@@ -2,7 +2,7 @@
  * One proxy sees many clients: their messages are told apart into client sessions, each judged on its own. On
  * 2025-11-25 a session is its Mcp-Session-Id; on 2026-07-28, which has no session, a client is known by the
  * clientInfo it names in each request's `_meta`, else all are one "unnamed client". An answer belongs to the
- * client whose request its HTTP exchange carried.
+ * client whose request its HTTP exchange carried. Over stdio there is one client, named by its initialize.
  */
 import { isObject } from '../mcp';
 import type { SeenMessage } from './client-evidence';
@@ -55,6 +55,8 @@ export function splitClientSessions(messages: readonly SeenMessage[], maxClients
     client.name = info.name;
     if (info.version !== undefined) client.version = info.version;
   };
+  // A 2025-11-25 client without sessions (stdio) names itself once, in initialize: what follows is its own.
+  let initialized: string | undefined;
   for (const seen of messages) {
     const exchange = seen.exchange !== undefined ? byExchange.get(seen.exchange) : undefined;
     let key: string | undefined;
@@ -62,8 +64,9 @@ export function splitClientSessions(messages: readonly SeenMessage[], maxClients
     else if (seen.from === 'client') {
       const info = clientInfoOf(seen.message);
       if (info) key = `client:${info.name}@${info.version ?? ''}`;
+      if (info && isObject(seen.message) && seen.message.method === 'initialize') initialized = key;
     }
-    key ??= exchange?.key ?? UNNAMED_CLIENT;
+    key ??= exchange?.key ?? initialized ?? UNNAMED_CLIENT;
     const client = clientFor(key);
     // The initialize answer names the session its request opened: that request moves into it.
     if (exchange && exchange.key !== client.key) {

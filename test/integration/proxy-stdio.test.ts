@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -129,6 +130,47 @@ describe('taskscope proxy --stdio', () => {
     // stdout carries the server's bytes and nothing else.
     expect(serverOut.toString()).toContain('héllo ✓');
     expect(hostOut.equals(serverOut)).toBe(true);
+  });
+
+  it('writes the client report files when the host closes: the client named, judged by the client rules', async (ctx) => {
+    const json = path.join(scratch, 'client.json');
+    const junit = path.join(scratch, 'client.xml');
+    const [program, ...args] = [
+      ...PROXY,
+      '--port',
+      '0',
+      '--json',
+      json,
+      '--junit',
+      junit,
+      '--',
+      ...EVERYTHING,
+    ] as [string, ...string[]];
+    const transport = new StdioClientTransport({
+      command: program,
+      args,
+      cwd: repoRoot,
+      env: { ...(process.env as Record<string, string>), TASKSCOPE_DIST: dist.dir },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'report-host', version: '2.0.0' });
+    ctx.onTestFinished(() => client.close().catch(() => undefined));
+    await client.connect(transport);
+    await client.listTools();
+    await client.close();
+    await waitFor(() => existsSync(json) && existsSync(junit), 10_000);
+    const report = JSON.parse(await readFile(json, 'utf8')) as {
+      version: number;
+      outcome: string;
+      clients: Array<{ name: string; version: string; rules: Array<{ side: string; verdict: string }> }>;
+    };
+    expect(report).toMatchObject({
+      version: 2,
+      outcome: 'pass',
+      clients: [{ name: 'report-host', version: '2.0.0' }],
+    });
+    expect(report.clients[0]?.rules.every((r) => r.side === 'client' && r.verdict !== 'fail')).toBe(true);
+    expect(await readFile(junit, 'utf8')).toContain('<testsuite name="taskscope proxy: report-host 2.0.0"');
   });
 
   it('the server exits with 3: so does the proxy, with nothing of its own on stdout', async (ctx) => {

@@ -6,7 +6,40 @@ import { STDIO_OPTIONS, UsageError, readArgs, splitAtCommand, stdioServer } from
 
 export { UsageError };
 
-export interface CheckArgs {
+/** The report files and the verdict's options, the same for `check` and `proxy`. */
+export interface ReportArgs {
+  junit?: string;
+  markdown?: string;
+  json?: string;
+  failOn: 'fail' | 'warn';
+  baseline?: string;
+}
+
+export const REPORT_OPTIONS = {
+  junit: { type: 'string' },
+  markdown: { type: 'string' },
+  json: { type: 'string' },
+  'fail-on': { type: 'string' },
+  baseline: { type: 'string' },
+} as const;
+
+export function reportArgs(values: {
+  junit?: string;
+  markdown?: string;
+  json?: string;
+  'fail-on'?: string;
+  baseline?: string;
+}): ReportArgs {
+  return {
+    junit: values.junit,
+    markdown: values.markdown,
+    json: values.json,
+    failOn: failOn(values['fail-on']),
+    baseline: values.baseline,
+  };
+}
+
+export interface CheckArgs extends ReportArgs {
   help: boolean;
   /** The receiver's URL, or `stdio:NAME` for a stdio server (then `stdio` says which). */
   url: string;
@@ -16,12 +49,7 @@ export interface CheckArgs {
   args?: Record<string, unknown>;
   headers: Record<string, string>;
   timeoutMs: number;
-  junit?: string;
-  markdown?: string;
-  json?: string;
   trace?: string;
-  failOn: 'fail' | 'warn';
-  baseline?: string;
 }
 
 export const CHECK_USAGE = `Usage:
@@ -38,7 +66,7 @@ tasks of one tool) and every passive rule, judged from what it observed. Prints 
   --timeout S         give up on a receiver that does not answer after S seconds (default 30)
   --junit FILE        one JUnit testcase per rule (failures and skips as JUnit readers expect)
   --markdown FILE     the card as Markdown, the same as the page's export
-  --json FILE         the card as JSON (format taskscope-check, version 1: docs/cli.md)
+  --json FILE         the card as JSON (format taskscope-check, version 2: docs/cli.md)
   --trace FILE        the run as a Taskscope trace, openable in the page
   --fail-on LEVEL     fail (default) or warn: with warn, a SHOULD broken fails the run too
   --baseline FILE     rules expected to fail (JSON: {"expectedFailures": ["rule-id", …]}); one that no
@@ -60,12 +88,8 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs {
     args: { type: 'string' },
     header: { type: 'string', multiple: true },
     timeout: { type: 'string' },
-    junit: { type: 'string' },
-    markdown: { type: 'string' },
-    json: { type: 'string' },
     trace: { type: 'string' },
-    'fail-on': { type: 'string' },
-    baseline: { type: 'string' },
+    ...REPORT_OPTIONS,
     ...STDIO_OPTIONS,
   });
   const { values, positionals } = parsed;
@@ -78,12 +102,8 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs {
     args: values.args === undefined ? undefined : jsonObject(values.args, values.tool),
     headers: headers(values.header ?? []),
     timeoutMs: timeout(values.timeout),
-    junit: values.junit,
-    markdown: values.markdown,
-    json: values.json,
     trace: values.trace,
-    failOn: failOn(values['fail-on']),
-    baseline: values.baseline,
+    ...reportArgs(values),
   };
 }
 

@@ -3,6 +3,7 @@
  * `taskscope --stdio` reads them (start/args.ts); what is the proxy's own is the page's port and `--open`.
  */
 import type { StdioCommand } from '../../devserver/stdio/child.js';
+import { REPORT_OPTIONS, reportArgs, type ReportArgs } from '../check/args.js';
 import {
   STDIO_OPTIONS,
   UsageError,
@@ -20,6 +21,8 @@ export interface StdioProxyArgs {
   /** The first port tried for the page; the next free one after it when it is in use. */
   port: number;
   open: boolean;
+  /** The client report files (docs/cli.md), written when the server exits or the host's stdin ends. */
+  report: ReportArgs;
 }
 
 export const STDIO_PROXY_DEFAULT_PORT = 5199;
@@ -37,10 +40,16 @@ stdout is the only thing on stdout; everything Taskscope says, and the server's 
   --cwd DIR          the server's working directory
   --port N           the page's port, or the next free one after it (default ${STDIO_PROXY_DEFAULT_PORT}; 0 picks any free one)
   --open             open the page in the browser (default: not, since a host started it)
+  --junit FILE       the client judged by the client rules: one JUnit testcase per rule
+  --json FILE        the same as JSON (format taskscope-check, version 2: docs/cli.md)
+  --markdown FILE    the same as Markdown
+  --fail-on LEVEL    fail (default) or warn: what the report files count as failing
+  --baseline FILE    client rules expected to fail (JSON: {"expectedFailures": ["rule-id", …]})
   -h, --help         this text
 
-It exits with the server's exit code (128+N when signal N ended it); SIGINT, SIGTERM and SIGHUP are passed on
-to the server.`;
+It exits with the server's exit code (128+N when signal N ended it), whatever the client's verdict (hosts
+depend on the code; the verdict is in the report files, written when the server exits and within a second of
+the host's stdin ending); SIGINT, SIGTERM and SIGHUP are passed on to the server.`;
 
 /** Reads argv (after `proxy`, `--stdio` included); throws UsageError for anything the person must fix. */
 export function parseStdioProxyArgs(argv: readonly string[]): StdioProxyArgs | { help: true } {
@@ -49,6 +58,7 @@ export function parseStdioProxyArgs(argv: readonly string[]): StdioProxyArgs | {
     help: { type: 'boolean', short: 'h' },
     port: { type: 'string' },
     open: { type: 'boolean' },
+    ...REPORT_OPTIONS,
     ...STDIO_OPTIONS,
   });
   if (values.help) return { help: true };
@@ -65,5 +75,6 @@ export function parseStdioProxyArgs(argv: readonly string[]): StdioProxyArgs | {
     command: server.command,
     port: values.port === undefined ? STDIO_PROXY_DEFAULT_PORT : parsePort(values.port, '--port'),
     open: values.open ?? false,
+    report: reportArgs(values),
   };
 }

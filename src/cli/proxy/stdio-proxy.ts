@@ -21,6 +21,9 @@ import { nextFreePort } from '../start/network.js';
 import { openBrowser } from '../start/open-browser.js';
 import { STDIO_PROXY_USAGE, parseStdioProxyArgs, type StdioProxyArgs } from './stdio-args.js';
 import { RingTap, tapReader, type TapDirection } from './stdio-tap.js';
+import { readBaseline, wantsReport, writeProxyReports } from './write-report.js';
+import { packageVersion } from '../../devserver/package-root.js';
+import type { Baseline } from '../check/outcome.js';
 
 /** Exit codes of the proxy's own: a mistake in the command; a server that could not be started at all. */
 const EXIT = { usage: 2, notStarted: 1, notFound: 127, notExecutable: 126 } as const;
@@ -34,6 +37,7 @@ const PORT_TRIES = 20;
 export async function runStdioProxy(argv: string[]): Promise<number> {
   const say = (line: string) => void process.stderr.write(`taskscope proxy: ${line}\n`);
   let args: StdioProxyArgs;
+  let baseline: Baseline | undefined;
   try {
     const parsed = parseStdioProxyArgs(argv);
     if (parsed.help) {
@@ -41,6 +45,7 @@ export async function runStdioProxy(argv: string[]): Promise<number> {
       return 0;
     }
     args = parsed;
+    baseline = await readBaseline(args.report);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     say(error.message);
@@ -49,13 +54,20 @@ export async function runStdioProxy(argv: string[]): Promise<number> {
   }
   const restoreConsole = consoleToStderr();
   try {
-    return await proxy(args, say);
+    return await proxy(args, baseline, say);
   } finally {
     restoreConsole();
   }
 }
 
-async function proxy(args: StdioProxyArgs, say: (line: string) => void): Promise<number> {
+/** How long after the host's stdin ends the report files are written if the server has not exited by then. */
+const REPORT_AFTER_STDIN_MS = 1000;
+
+async function proxy(
+  args: StdioProxyArgs,
+  baseline: Baseline | undefined,
+  say: (line: string) => void,
+): Promise<number> {
   const { stdin, stdout, stderr } = process;
   // What the page will show: the server's stderr and the proxy's notes, and the messages both ways.
   const consoleRing = new ConsoleRing();
@@ -126,7 +138,20 @@ async function proxy(args: StdioProxyArgs, say: (line: string) => void): Promise
   stdin.pipe(serverStdin);
   const onClient = (chunk: Buffer) => fromClient.push(chunk);
   stdin.on('data', onClient);
-  stdin.once('end', () => fromClient.end());
+  // The client's report: written when the server exits, and already a moment after the host's stdin ends (a
+  // host that closes the pipe may not wait for the server).
+  const report = () =>
+    writeProxyReports(
+      args.report,
+      tap.after(0).map((m) => ({ at: m.at, wallTime: m.at, from: m.direction, message: m.message })),
+      { upstream: `stdio:${args.name}`, version: packageVersion(), ...(baseline ? { baseline } : {}) },
+      say,
+    );
+  let reportTimer: ReturnType<typeof setTimeout> | undefined;
+  stdin.once('end', () => {
+    fromClient.end();
+    if (wantsReport(args.report)) reportTimer = setTimeout(() => void report(), REPORT_AFTER_STDIN_MS);
+  });
   // A server that exits while the host still writes gives EPIPE here; its exit is what is reported.
   serverStdin.on('error', () => undefined);
   // A host that went away: the server's output has nowhere to go, and its stdin ends with the host's.
@@ -158,6 +183,8 @@ async function proxy(args: StdioProxyArgs, say: (line: string) => void): Promise
 
   const code = await ended;
   running = false;
+  clearTimeout(reportTimer);
+  if (wantsReport(args.report)) await report();
 
   for (const [signal, handler] of handlers) process.off(signal, handler);
   stdin.unpipe(serverStdin);
