@@ -167,8 +167,10 @@ function pass(answer: IncomingMessage, res: ServerResponse, recorder: TapRecorde
     return;
   }
   res.writeHead(answer.statusCode ?? 502, answer.statusMessage, clientAnswerHeaders(answer.rawHeaders));
-  // An event stream may say nothing for a while: the client sees the status now.
-  res.flushHeaders();
+  // An event stream may say nothing for a while: the client sees the status now. Other answers' headers go
+  // out with their first bytes (one write, not two), which come on the upstream's schedule, never ours.
+  const type = rawHeader(answer.rawHeaders, 'content-type') ?? '';
+  if (/^\s*text\/event-stream/i.test(type)) res.flushHeaders();
   recorder.response(answer.statusCode ?? 502, answer.rawHeaders);
   for (const chunk of first) {
     recorder.answerChunk(chunk);

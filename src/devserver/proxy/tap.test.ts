@@ -26,7 +26,12 @@ describe('the proxy’s tap', () => {
       'Mcp-Session-Id', 'session-1',
     ]); // prettier-ignore
     exchange.requestChunk(
-      json({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { note: 'client-token-123 and org-secret-42' } }),
+      json({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { note: 'client-token-123 and org-secret-42' },
+      }),
     );
     exchange.requestEnd();
     exchange.response(200, ['Content-Type', 'application/json', 'Set-Cookie', 'sid=new-cookie-2']);
@@ -49,7 +54,9 @@ describe('the proxy’s tap', () => {
       ['Set-Cookie', '[redacted]'],
     ]);
     expect(kept?.body).toBe('{"result":{"access_token":"[redacted]","refresh_token":"[redacted]"}}');
-    expect(JSON.stringify(tap.entries())).not.toMatch(/client-token-123|cookie-value|org-secret|at-abc|rt-abc|new-cookie/);
+    expect(JSON.stringify(tap.entries())).not.toMatch(
+      /client-token-123|cookie-value|org-secret|at-abc|rt-abc|new-cookie/,
+    );
   });
 
   it('reads an event stream event by event across chunk boundaries, as it comes, secrets replaced', () => {

@@ -200,9 +200,12 @@ function headersSize(headers: Array<[string, string]>): number {
   return headers.reduce((sum, [name, value]) => sum + name.length + value.length, 0);
 }
 
+/** What every OAuth secret field's name holds: text without any of these has none to replace. */
+const MAY_HOLD_AUTH_FIELD = /code|_token|secret/;
+
 /** The text with OAuth fields and every known secret replaced. */
 function redactText(text: string, secrets: readonly string[]): string {
-  let out = redactAuthText(text);
+  let out = MAY_HOLD_AUTH_FIELD.test(text) ? redactAuthText(text) : text;
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   return out;
 }
@@ -250,7 +253,8 @@ class Recorder implements TapRecorder {
     }
     const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
     if (kept.length < chunk.length) request.bodyTruncated = true;
-    this.requestParts.push(Buffer.from(kept));
+    // Node hands each chunk over for good: kept as it is, not copied.
+    this.requestParts.push(kept);
     this.requestKept += kept.length;
   }
 
