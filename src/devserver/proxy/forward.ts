@@ -166,7 +166,21 @@ function pass(answer: IncomingMessage, res: ServerResponse, recorder: TapRecorde
     answer.destroy();
     return;
   }
-  res.writeHead(answer.statusCode ?? 502, answer.statusMessage, clientAnswerHeaders(answer.rawHeaders));
+  try {
+    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, clientAnswerHeaders(answer.rawHeaders));
+  } catch (error) {
+    // A reason phrase or header value Node will not write as it came: say so rather than change it.
+    answer.destroy();
+    recorder.end('failed', `the upstream's answer cannot be passed on: ${(error as Error).message}`);
+    answerError(
+      res,
+      502,
+      null,
+      -32603,
+      "Taskscope proxy: the upstream's answer has a header it cannot pass on",
+    );
+    return;
+  }
   // An event stream may say nothing for a while: the client sees the status now. Other answers' headers go
   // out with their first bytes (one write, not two), which come on the upstream's schedule, never ours.
   const type = rawHeader(answer.rawHeaders, 'content-type') ?? '';

@@ -18,7 +18,7 @@ const ended = (tap: ProxyTap) =>
 describe('the proxy’s tap', () => {
   it('keeps no credential: Authorization, cookies, --header values, secret-named headers, token fields', async () => {
     const tap = new ProxyTap([{ name: 'X-Upstream-Org', value: 'org-secret-42' }]);
-    const exchange = tap.begin('up', 'POST', '/proxy/up/mcp', [
+    const exchange = tap.begin('up', 'POST', '/proxy/up/mcp?access_token=query-secret-9&x=1', [
       'Authorization', 'Bearer client-token-123',
       'Cookie', 'sid=cookie-value-1',
       'X-Upstream-Org', 'org-secret-42',
@@ -39,6 +39,7 @@ describe('the proxy’s tap', () => {
     exchange.end('complete');
 
     const [kept] = tap.entries();
+    expect(kept?.request.target).toBe('/proxy/up/mcp?access_token=%5Bredacted%5D&x=1');
     expect(kept?.request.headers).toEqual([
       ['Authorization', '[redacted]'],
       ['Cookie', '[redacted]'],
@@ -63,7 +64,7 @@ describe('the proxy’s tap', () => {
     const tap = new ProxyTap([{ name: 'Authorization', value: 'Bearer upstream-secret' }]);
     const news: TapNews[] = [];
     tap.subscribe((n) => news.push(n));
-    const exchange = tap.begin('up', 'POST', '/proxy/up/mcp', []);
+    const exchange = tap.begin('up', 'POST', '/proxy/up/mcp?access_token=query-secret-9&x=1', []);
     exchange.requestEnd();
     exchange.response(200, ['Content-Type', 'text/event-stream; charset=utf-8']);
     exchange.answerChunk(Buffer.from('id: 1\r\nevent: message\r\ndata: {"a":'));
@@ -87,7 +88,7 @@ describe('the proxy’s tap', () => {
       ['gzip', gzipSync(body)],
       ['br', brotliCompressSync(body)],
     ] as const) {
-      const exchange = tap.begin('up', 'POST', '/proxy/up/mcp', []);
+      const exchange = tap.begin('up', 'POST', '/proxy/up/mcp?access_token=query-secret-9&x=1', []);
       exchange.requestEnd();
       exchange.response(200, ['Content-Type', 'application/json', 'Content-Encoding', encoding]);
       const done = ended(tap);
@@ -105,7 +106,7 @@ describe('the proxy’s tap', () => {
 
   it('caps a request body, a JSON answer and a stream’s events, saying so', () => {
     const tap = new ProxyTap([], limits({ maxBodyBytes: 10, maxEvents: 2 }));
-    const exchange = tap.begin('up', 'POST', '/proxy/up/mcp', []);
+    const exchange = tap.begin('up', 'POST', '/proxy/up/mcp?access_token=query-secret-9&x=1', []);
     exchange.requestChunk(Buffer.from('0123456'));
     exchange.requestChunk(Buffer.from('789abcdef'));
     exchange.requestEnd();
@@ -142,7 +143,7 @@ describe('the proxy’s tap', () => {
 
   it('gives up its copy of an answer the decoder cannot keep up with, never holding the forwarder', () => {
     const tap = new ProxyTap([], limits({ maxDecodeBacklog: 64 }));
-    const exchange = tap.begin('up', 'POST', '/proxy/up/mcp', []);
+    const exchange = tap.begin('up', 'POST', '/proxy/up/mcp?access_token=query-secret-9&x=1', []);
     exchange.requestEnd();
     exchange.response(200, ['Content-Type', 'application/json', 'Content-Encoding', 'gzip']);
     const bytes = gzipSync(randomBytes(10_000));

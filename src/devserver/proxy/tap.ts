@@ -5,7 +5,7 @@
  * forwarder hands chunks over and moves on; past a cap, or when decoding falls behind, the copy drops.
  */
 import zlib from 'node:zlib';
-import { REDACTED, isSecretHeader } from '../../mcp/redact-headers.js';
+import { REDACTED, isSecretHeader, redactUrl } from '../../mcp/redact-headers.js';
 import { redactAuthText } from '../../mcp/auth/redact.js';
 import { SseReader, type SseEvent } from './sse-reader.js';
 import { headerPairs, type RawHeaders } from './headers.js';
@@ -131,6 +131,8 @@ export class ProxyTap {
   begin(proxy: string, method: string, target: string, raw: RawHeaders): TapRecorder {
     const secrets = [...this.secrets];
     const headers = this.redactHeaders(raw, secrets);
+    // A query may carry a credential too (?access_token=…): the same rule as the page's URLs.
+    if (target.includes('?')) target = redactUrl(`http://proxy${target}`).slice('http://proxy'.length);
     const exchange: TapExchange = {
       seq: ++this.seq,
       proxy,
