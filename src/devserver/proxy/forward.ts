@@ -29,7 +29,7 @@ export interface Forwarder {
 
 export interface ForwarderOptions {
   tap: ProxyTap;
-  /** Told once per refusal of an HTTP+SSE upstream (the command prints it on stderr). */
+  /** Told once when an upstream is refused as HTTP+SSE (the command prints it on stderr). */
   onWarning?: (message: string) => void;
   /** How long a GET's event stream may stay silent before its headers pass without the HTTP+SSE check. */
   sniffMs?: number;
@@ -46,6 +46,7 @@ export function createForwarder({
   onWarning = console.error,
   sniffMs = SNIFF_MS,
 }: ForwarderOptions): Forwarder {
+  const warned = new Set<string>();
   const agents = {
     'http:': new http.Agent({ keepAlive: true }),
     'https:': new https.Agent({ keepAlive: true }),
@@ -142,7 +143,11 @@ export function createForwarder({
         sniffLegacy(answer, res, recorder, sniffMs, (refused) => {
           if (!refused) return;
           const message = `Taskscope proxy: ${target.described} speaks HTTP+SSE (2024-11-05): its endpoint event would send the client past the proxy, which serves Streamable HTTP only`;
-          onWarning(message);
+          // Once: a client that retries would otherwise fill the terminal with the same sentence.
+          if (!warned.has(message)) {
+            warned.add(message);
+            onWarning(message);
+          }
           outgoing.destroy();
           recorder.end('failed', message);
           answerError(res, 502, null, -32603, message);
