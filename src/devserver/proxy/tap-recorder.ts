@@ -32,8 +32,9 @@ export class Recorder implements TapRecorder {
   private requestKept = 0;
   private sse = false;
   private reader?: SseReader;
-  private text = new TextDecoder('utf-8');
-  private jsonParts: string[] = [];
+  /** An event stream's text decoder (a character may span two chunks); made only for streams. */
+  private text?: TextDecoder;
+  private jsonParts: Buffer[] = [];
   private jsonKept = 0;
   private decoder?: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress;
   /** Decoding stopped: a cap, a backlog, an unknown encoding or a broken one. */
@@ -84,7 +85,10 @@ export class Recorder implements TapRecorder {
       } else this.stopCopy();
     }
     this.sse = contentType === 'text/event-stream';
-    if (this.sse) this.reader = new SseReader((event) => this.onEvent(event), this.tap.limits.maxBodyBytes);
+    if (this.sse) {
+      this.text = new TextDecoder('utf-8');
+      this.reader = new SseReader((event) => this.onEvent(event), this.tap.limits.maxBodyBytes);
+    }
     this.tap.grow(this.exchange, headersSize(headers));
     this.tap.emit({ kind: 'response', exchange: this.exchange });
   }
@@ -128,12 +132,12 @@ export class Recorder implements TapRecorder {
   private decoded(bytes: Buffer): void {
     if (!this.copying) return;
     if (this.sse) {
-      this.reader?.push(this.text.decode(bytes, { stream: true }));
+      this.reader?.push(this.text?.decode(bytes, { stream: true }) ?? '');
       return;
     }
     const room = this.tap.limits.maxBodyBytes - this.jsonKept;
     const kept = bytes.length > room ? bytes.subarray(0, Math.max(0, room)) : bytes;
-    this.jsonParts.push(this.text.decode(kept, { stream: true }));
+    this.jsonParts.push(kept);
     this.jsonKept += kept.length;
     if (kept.length < bytes.length) this.stopCopy();
   }
@@ -141,7 +145,7 @@ export class Recorder implements TapRecorder {
   /** The JSON body is kept once whole (or cut): redaction reads it as one text. */
   private finishBody(): void {
     if (this.sse || this.exchange.body !== undefined || this.jsonParts.length === 0) return;
-    const body = redactText(this.jsonParts.join('') + this.text.decode(), this.secrets);
+    const body = redactText(Buffer.concat(this.jsonParts).toString('utf8'), this.secrets);
     this.jsonParts = [];
     this.exchange.body = body;
     if (this.tap.grow(this.exchange, body.length)) this.tap.emit({ kind: 'body', exchange: this.exchange });
