@@ -54,11 +54,11 @@ export function createForwarder({
 
   const forward = (req: IncomingMessage, res: ServerResponse, target: ProxyTarget) => {
     const { upstream } = target;
-    const query = (req.url ?? '').includes('?')
-      ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1)
-      : '';
+    const url = req.url ?? '';
+    // The client's query string is passed on after the upstream's own; its path is not: the target is fixed.
+    const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
     const path = `${upstream.pathname}${upstream.search}${query ? `${upstream.search ? '&' : '?'}${query}` : ''}`;
-    const recorder = tap.begin(target.name, req.method ?? 'GET', req.url ?? '', req.rawHeaders);
+    const recorder = tap.begin(target.name, req.method ?? 'GET', url, req.rawHeaders);
     // A stream may be silent for hours: nothing on this hop times it out.
     req.socket.setTimeout(0);
 
