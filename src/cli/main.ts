@@ -1,7 +1,8 @@
 /**
  * `taskscope`: the one command. With no subcommand it starts the page's server (what `npm start` serves);
- * `check`, `watch` and `serve` work without a browser. Each command returns its exit code; nothing here
- * calls process.exit but this file, so every command can be run and tested in-process.
+ * `check`, `watch` and `serve` work without a browser; `proxy` puts the page between a client and its server.
+ * Each command returns its exit code; nothing here calls process.exit but this file, so every command can be
+ * run and tested in-process.
  */
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -22,11 +23,7 @@ const commands: Record<string, () => Promise<Command>> = {
   check: async () => (await import('./commands/check.js')).run,
   watch: async () => (await import('./commands/watch.js')).run,
   serve: async () => (await import('./commands/serve.js')).run,
-  // Until `taskscope proxy` (HTTP) joins: its --stdio form alone.
-  proxy: async () => {
-    const { runStdioProxy } = await import('./proxy/stdio-proxy.js');
-    return (argv) => runStdioProxy(argv);
-  },
+  proxy: async () => (await import('./commands/proxy.js')).run,
 };
 
 export async function main(argv: string[], options: CommandOptions = {}): Promise<number> {

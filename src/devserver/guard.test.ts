@@ -33,6 +33,17 @@ describe('refusal: one guard for every listener', () => {
     expect(what({ host: '127.0.0.1:5173', 'sec-fetch-site': 'cross-site' }, local)).toBeUndefined();
   });
 
+  it('noNavigation: a browser navigation is refused, even from the page itself; other fetches pass', () => {
+    const proxy: GuardPolicy = { ...own, noNavigation: true };
+    const host = '127.0.0.1:5173';
+    expect(what({ host, 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'same-origin' }, proxy)).toBe(
+      'origin',
+    );
+    expect(what({ host, 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'none' }, proxy)).toBe('origin');
+    expect(what({ host, 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'same-origin' }, proxy)).toBeUndefined();
+    expect(what({ host, 'sec-fetch-mode': 'navigate' }, own)).toBeUndefined();
+  });
+
   it('local: any page on this machine, the listed origins, this server’s own host; nothing else', () => {
     expect(what({ host: '127.0.0.1:3001', origin: 'http://localhost:6274' }, local)).toBeUndefined();
     expect(what({ host: '127.0.0.1:3001', origin: 'https://tools.example' }, local)).toBeUndefined();

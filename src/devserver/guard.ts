@@ -97,6 +97,8 @@ export interface GuardPolicy {
   allowedOrigins?: readonly string[];
   /** Also refuse a browser request whose Sec-Fetch-Site says it came from another site (the relay). */
   fetchSite?: boolean;
+  /** Also refuse a browser navigation (Sec-Fetch-Mode: navigate): what answers here must never be a page. */
+  noNavigation?: boolean;
 }
 
 export interface Refusal {
@@ -121,6 +123,8 @@ export function refusal(headers: IncomingHttpHeaders, policy: GuardPolicy): Refu
   const site = headers['sec-fetch-site'];
   if (policy.fetchSite && site !== undefined && site !== 'same-origin' && site !== 'none')
     return { what: 'origin', message: `A ${String(site).slice(0, 40)} request is not allowed here` };
+  if (policy.noNavigation && headers['sec-fetch-mode'] === 'navigate')
+    return { what: 'origin', message: 'A browser navigation is not allowed here' };
   return undefined;
 }
 

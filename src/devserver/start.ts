@@ -11,6 +11,7 @@ import { faultsListing } from './demo/faults-listing.js';
 import { createRelay, newRelayToken } from './relay/route.js';
 import { packageRoot } from './package-root.js';
 import { createStdioBridge, type StdioBridge, type StdioBridgeOptions } from './stdio/bridge.js';
+import { createProxyRoutes, type ProxyRoute, type ProxyRoutes } from './proxy/route.js';
 
 const root = packageRoot();
 
@@ -24,6 +25,8 @@ export interface StartedApp extends Listening {
   relayToken: string;
   /** The stdio servers offered at /stdio/<name>/mcp, when any were named. */
   stdio?: StdioBridge;
+  /** The client endpoints at /proxy/<name>/mcp and their tap, when any were named. */
+  proxy?: ProxyRoutes;
 }
 
 export interface StartOptions {
@@ -46,6 +49,10 @@ export interface StartOptions {
   stdio?: Pick<StdioBridgeOptions, 'receivers' | 'maxChildren' | 'idleMs' | 'child'>;
   /** The receiver the bare root URL opens (`/` redirects to `/?server=…`); the demo receiver otherwise. */
   home?: string;
+  /** Upstreams to forward to from /proxy/<name>/mcp (`taskscope proxy`). */
+  proxies?: readonly ProxyRoute[];
+  /** Told what a proxy refuses of its upstream; stderr by default. */
+  onProxyWarning?: (message: string) => void;
 }
 
 /**
@@ -62,6 +69,8 @@ export async function startApp({
   handOutToken = true,
   stdio,
   home,
+  proxies = [],
+  onProxyWarning,
 }: StartOptions): Promise<StartedApp> {
   const app = express();
   app.disable('x-powered-by');
@@ -91,7 +100,17 @@ export async function startApp({
   app.use(plainGuard({ allowedHosts, pages: 'own' }));
   app.get('/demo/faults', faultsListing({ receiver: '/demo/mcp', auth: '/demo/mcp-auth' }));
 
-  const httpServer = createServer(app);
+  // The proxy answers before Express: none of the page's headers, guards or fallbacks touch what it passes.
+  const proxy =
+    proxies.length > 0 ? createProxyRoutes(proxies, { allowedHosts, onWarning: onProxyWarning }) : undefined;
+  const httpServer = proxy
+    ? createServer((req, res) => {
+        if (!proxy.handle(req, res)) app(req, res);
+      })
+    : createServer(app);
+  // A proxied request is the client's for as long as it lasts: Node's 5-minute cap on receiving one must not cut
+  // a slow upload (answers have no cap to begin with, and the server's socket timeout is off by default).
+  if (proxy) httpServer.requestTimeout = 0;
   const relay = createRelay({
     token: relayToken,
     allowedHosts,
@@ -154,10 +173,12 @@ export async function startApp({
     demoAuth,
     relayToken,
     stdio: bridge,
+    proxy,
     close: async () => {
       // The servers first: their pages' streams end with them, and no process outlives Taskscope.
       await bridge?.close();
       relay.close();
+      proxy?.close();
       await receiver.close();
       await receiver2026.close();
       await demoAuth.close();

@@ -74,17 +74,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(process.env.TASKSCOPE_DIST ? { staticDir: path.resolve(process.env.TASKSCOPE_DIST) } : {}),
     });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') {
-      const free = await nextFreePort(port + 1, args.host);
-      console.error(
-        `taskscope: port ${port} is in use (another Taskscope, or another program).${free ? ` Port ${free} is free: taskscope --port ${free}` : ' Pick another with --port N.'}`,
-      );
-    } else if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
-      console.error(
-        `taskscope: cannot listen on ${args.host}:${port} (${code}). Pick another --host or --port.`,
-      );
-    } else console.error(`taskscope: ${(error as Error).message}`);
+    console.error(await startFailure(error, port, args.host));
     return EXIT.failed;
   }
 
@@ -138,6 +128,23 @@ export async function run(argv: string[]): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+/** Why the server did not start, as a sentence with what to do (a free port when the one asked for is taken). */
+export async function startFailure(
+  error: unknown,
+  port: number,
+  host: string,
+  command = 'taskscope',
+): Promise<string> {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    const free = await nextFreePort(port + 1, host);
+    return `taskscope: port ${port} is in use (another Taskscope, or another program).${free ? ` Port ${free} is free: ${command} --port ${free}` : ' Pick another with --port N.'}`;
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'EACCES')
+    return `taskscope: cannot listen on ${host}:${port} (${code}). Pick another --host or --port.`;
+  return `taskscope: ${(error as Error).message}`;
 }
 
 async function readConfig(file: string): Promise<ConfiguredServers> {

@@ -22,7 +22,7 @@ export interface Forwarder {
 }
 
 /** Errors a person can act on, instead of a bare code. */
-function networkReason(error: unknown): string {
+export function networkReason(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   switch (code) {
     case 'ECONNREFUSED':

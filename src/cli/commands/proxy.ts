@@ -1,0 +1,82 @@
+/**
+ * `taskscope proxy <upstream-url>`: Taskscope's server as `taskscope` starts it, plus a client endpoint that
+ * forwards to the upstream unchanged (src/devserver/proxy/), so the page can watch what a real client does.
+ * `taskscope proxy --stdio … -- <command>` is the stdio form (../proxy/stdio-proxy.ts).
+ */
+import path from 'node:path';
+import { allowedHostsFromEnv } from '../../devserver/guard.js';
+import { portFromEnv } from '../../devserver/http-server.js';
+import { packageVersion } from '../../devserver/package-root.js';
+import { redactUrl } from '../../mcp/redact-headers.js';
+import { startApp, type StartedApp } from '../../devserver/start.js';
+import { PROXY_USAGE, parseProxyArgs, type ProxyArgs } from '../proxy/args.js';
+import { UsageError } from '../start/args.js';
+import { openBrowser } from '../start/open-browser.js';
+import { EXIT, startFailure } from './start.js';
+
+/** A host's config entry for the client endpoint, ready to paste (the `mcpServers` form most hosts read). */
+export function hostConfigEntry(name: string, endpoint: string): string {
+  return JSON.stringify({ mcpServers: { [name]: { type: 'http', url: endpoint } } }, null, 2);
+}
+
+export async function run(argv: string[]): Promise<number> {
+  if (argv.includes('--stdio')) return (await import('../proxy/stdio-proxy.js')).runStdioProxy(argv);
+  let args: ProxyArgs;
+  let port: number;
+  try {
+    args = parseProxyArgs(argv);
+    if (args.help) {
+      console.log(PROXY_USAGE);
+      return EXIT.ok;
+    }
+    port = args.port ?? portFromEnv('PORT', 5173);
+  } catch (error) {
+    console.error(`taskscope proxy: ${(error as Error).message}`);
+    if (error instanceof UsageError) console.error('Try taskscope proxy --help.');
+    return EXIT.usage;
+  }
+
+  const host = '127.0.0.1';
+  let started: StartedApp;
+  try {
+    started = await startApp({
+      port,
+      host,
+      allowedHosts: allowedHostsFromEnv(),
+      proxies: [{ name: args.name, upstream: args.upstream, headers: args.headers }],
+      ...(process.env.TASKSCOPE_DIST ? { staticDir: path.resolve(process.env.TASKSCOPE_DIST) } : {}),
+    });
+  } catch (error) {
+    console.error(await startFailure(error, port, host, `taskscope proxy ${args.upstream}`));
+    return EXIT.failed;
+  }
+
+  const endpoint = `${started.url}/proxy/${args.name}/mcp`;
+  console.log(`Taskscope ${packageVersion()} on ${started.url}/`);
+  console.log(`client endpoint: ${endpoint}`);
+  console.log(`  forwards to   ${redactUrl(args.upstream)}`);
+  if (args.headers.length > 0)
+    console.log(`  adds          ${args.headers.map((h) => h.name).join(', ')} (values not shown)`);
+  console.log('  host config entry (point your MCP client here instead of the server):');
+  console.log(
+    hostConfigEntry(args.name, endpoint)
+      .split('\n')
+      .map((line) => `    ${line}`)
+      .join('\n'),
+  );
+  console.log('Ctrl-C stops it.');
+  if (args.open) openBrowser(`${started.url}/`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void started.close().then(() => resolve(EXIT.ok));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
