@@ -24,3 +24,4 @@ export * from './bounded-lists';
 export * from './auth/types';
 export { AuthClient } from './auth/auth-client';
 export { redactAuthText, AUTH_SECRET_FIELDS } from './auth/redact';
+export type { SeenMessage } from './seen-message';

@@ -3,28 +3,19 @@
  * its server (Taskscope's proxy sees both sides), read into what the client asked about each task and what it
  * had been told when it asked. Pure and total: any message, however odd, is skipped or read as far as it goes.
  */
-import { isObject, isTerminal, parseRetryAfter, TASK_STATUSES, type Era, type TaskStatus } from '../mcp';
+import {
+  isObject,
+  isTerminal,
+  parseRetryAfter,
+  TASK_STATUSES,
+  type Era,
+  type SeenMessage,
+  type TaskStatus,
+} from '../mcp';
 
 const STATUS_SET: ReadonlySet<string> = new Set(TASK_STATUSES);
 
-/** One JSON-RPC message as it passed, in the order it passed. */
-export interface SeenMessage {
-  /** Monotonic ms when it passed: for every interval the rules measure. */
-  at: number;
-  /** Wall-clock ms, for the offence's place on a timeline. */
-  wallTime: number;
-  from: 'client' | 'server';
-  message: unknown;
-  /** A client message sent over HTTP: its request's headers, names lower-case. */
-  headers?: Readonly<Record<string, string>>;
-  /** A server message: the HTTP status and headers of the answer that carried it. */
-  httpStatus?: number;
-  responseHeaders?: Readonly<Record<string, string>>;
-  /** The Mcp-Session-Id of the exchange that carried it (the request's, or the initialize answer's). */
-  sessionId?: string;
-  /** Messages carried by one HTTP exchange (a POST and its answer, a GET stream) share this number. */
-  exchange?: number;
-}
+export type { SeenMessage };
 
 /** What a task answer said, read from either generation's shape. */
 export interface TaskFacts {

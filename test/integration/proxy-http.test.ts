@@ -14,6 +14,10 @@ import { runInProcess } from '../helpers/run-command';
 import { makeStubDist } from '../helpers/stub-dist';
 import { startCli } from '../helpers/taskscope-cli';
 import { waitFor } from '../helpers/wait';
+import { badClient2025 } from '../helpers/bad-client';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import {
   rawRequest,
   recordingPassThrough,
@@ -418,6 +422,55 @@ describe('taskscope proxy, the command', () => {
     expect(req.url).toBe('/mcp?x=1');
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     expect((await call).status).toBe(200);
+  });
+
+  it('judges each client by the client rules and writes the reports when stopped: exit 1 when a client fails', async () => {
+    const demo = await demoFor(later);
+    const dir = await mkdtemp(path.join(tmpdir(), 'taskscope-proxy-report-'));
+    later(() => rm(dir, { recursive: true, force: true }));
+    const json = path.join(dir, 'clients.json');
+    const junit = path.join(dir, 'clients.xml');
+    const cli = await startCli(
+      ['proxy', demo.url, '--name', 'demo', '--port', '0', '--no-open', '--json', json, '--junit', junit],
+      { env: { TASKSCOPE_DIST: dist.dir } },
+    );
+    later(async () => void (await cli.stop()));
+    const endpoint = `${cli.url}/proxy/demo/mcp`;
+    // A correct client, then one that gets tasks wrong: two sessions, each judged on its own.
+    const client = new Client({ name: 'sdk-client', version: '1.32' }, { capabilities: {} });
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
+    // The SDK augments a call with a task only for a tool it has listed.
+    await client.listTools();
+    const stream = client.experimental.tasks.callToolStream({
+      name: 'slow_job',
+      arguments: { durationMs: 300, steps: 1, pollIntervalMs: 200 },
+    });
+    for await (const message of stream) if (message.type === 'error') throw message.error;
+    await client.close();
+    const { taskId } = await badClient2025(endpoint);
+    const stopped = Date.now();
+    const exit = await cli.stop('SIGTERM');
+    expect(Date.now() - stopped).toBeLessThan(2000);
+    expect(exit.code).toBe(1);
+    const report = JSON.parse(await readFile(json, 'utf8')) as {
+      version: number;
+      outcome: string;
+      clients: Array<{
+        name: string;
+        outcome: string;
+        rules: Array<{ id: string; side: string; verdict: string; firstOffence: { taskId?: string } | null }>;
+      }>;
+    };
+    expect(report).toMatchObject({ version: 2, outcome: 'fail' });
+    expect(report.clients.map((c) => [c.name, c.outcome])).toEqual([
+      ['sdk-client', 'pass'],
+      ['bad', 'fail'],
+    ]);
+    const bad = report.clients[1]?.rules.find((r) => r.id === 'client-discards-unknown-task');
+    expect(bad).toMatchObject({ side: 'client', verdict: 'fail', firstOffence: { taskId } });
+    expect(await readFile(junit, 'utf8')).toMatch(
+      /<testsuite name="taskscope proxy: bad 1" tests="\d+" failures="1"/,
+    );
   });
 
   it('exits 2 when a --header names an environment variable that is not set', async () => {

@@ -13,6 +13,9 @@ import { PROXY_USAGE, parseProxyArgs, type ProxyArgs } from '../proxy/args.js';
 import { UsageError } from '../start/args.js';
 import { openBrowser } from '../start/open-browser.js';
 import { EXIT, startFailure } from './start.js';
+import { seenMessages } from '../../devserver/proxy/seen-messages.js';
+import type { Baseline } from '../check/outcome.js';
+import { readBaseline, wantsReport, writeProxyReports } from '../proxy/write-report.js';
 
 /** A host's config entry for the client endpoint, ready to paste (the `mcpServers` form most hosts read). */
 export function hostConfigEntry(name: string, endpoint: string): string {
@@ -23,6 +26,7 @@ export async function run(argv: string[]): Promise<number> {
   if (argv.includes('--stdio')) return (await import('../proxy/stdio-proxy.js')).runStdioProxy(argv);
   let args: ProxyArgs;
   let port: number;
+  let baseline: Baseline | undefined;
   try {
     args = parseProxyArgs(argv);
     if (args.help) {
@@ -30,6 +34,7 @@ export async function run(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     port = args.port ?? portFromEnv('PORT', 5173);
+    baseline = await readBaseline(args.report);
   } catch (error) {
     console.error(`taskscope proxy: ${(error as Error).message}`);
     if (error instanceof UsageError) console.error('Try taskscope proxy --help.');
@@ -74,7 +79,26 @@ export async function run(argv: string[]): Promise<number> {
       stopping = true;
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      void started.close().then(() => resolve(EXIT.ok));
+      void (async () => {
+        // The report first (well within 2 s of the signal): closing waits for clients' open streams.
+        let code: number = EXIT.ok;
+        if (wantsReport(args.report) && started.proxy) {
+          const run = await writeProxyReports(
+            args.report,
+            seenMessages(started.proxy.tap.entries()),
+            {
+              upstream: redactUrl(args.upstream),
+              version: packageVersion(),
+              ...(baseline ? { baseline } : {}),
+            },
+            (line) => console.error(`taskscope proxy: ${line}`),
+          );
+          console.log(`client report: ${run.outcome} (${run.reason})`);
+          code = run.exitCode;
+        }
+        await started.close();
+        resolve(code);
+      })();
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

@@ -4,6 +4,7 @@
  */
 import { parseExtraHeader, type ExtraHeader } from '../../devserver/proxy/headers.js';
 import { PROXY_NAME } from '../../devserver/proxy/route.js';
+import { REPORT_OPTIONS, reportArgs, type ReportArgs } from '../check/args.js';
 import { UsageError, parsePort, readArgs } from '../start/args.js';
 
 export interface ProxyArgs {
@@ -13,10 +14,13 @@ export interface ProxyArgs {
   headers: ExtraHeader[];
   port?: number;
   open: boolean;
+  /** The client report files, written when the proxy stops (docs/cli.md). */
+  report: ReportArgs;
 }
 
 export const PROXY_USAGE = `Usage:
   taskscope proxy <upstream-url> [--name NAME] [--header 'Name: value']... [--port N] [--no-open]
+                  [--junit FILE] [--json FILE] [--markdown FILE] [--fail-on fail|warn] [--baseline FILE]
   taskscope proxy --stdio [name=NAME] [--env KEY=VALUE]... [--cwd DIR] [--port N] [--open] -- <command> [args...]
 
 Starts Taskscope and a client endpoint, http://127.0.0.1:PORT/proxy/NAME/mcp, that forwards every request to the
@@ -30,9 +34,16 @@ IDE, your own client) at the client endpoint instead of the server.
                         token stays out of ps: --header 'Authorization: Bearer \${MCP_TOKEN}'
   --port N              the port to listen on (default 5173, or $PORT; 0 picks a free one)
   --open, --no-open     open the browser on the page, or not (default: open)
+  --junit FILE          each client judged by the client rules: a JUnit testsuite per client, a testcase per rule
+  --json FILE           the same as JSON (format taskscope-check, version 2: docs/cli.md)
+  --markdown FILE       the same as Markdown
+  --fail-on LEVEL       fail (default) or warn: with warn, a SHOULD broken fails the run too
+  --baseline FILE       client rules expected to fail (JSON: {"expectedFailures": ["rule-id", …]})
   -h, --help            this text
 
-Ctrl-C stops it.`;
+Ctrl-C (or SIGTERM) stops it; the report files are written then. Exit codes: 0 stopped and no client rule
+failed; 1 a client rule failed (or a baseline entry is stale), or it could not listen; 2 a mistake in the
+command.`;
 
 /** The upstream's host name as a proxy name: lower case, [a-z0-9-], at most 63 characters. */
 export function nameFromUrl(url: URL): string {
@@ -54,9 +65,10 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     port: { type: 'string' },
     open: { type: 'boolean' },
     'no-open': { type: 'boolean' },
+    ...REPORT_OPTIONS,
   });
   const help = values.help ?? false;
-  if (help) return { help, upstream: '', name: '', headers: [], open: false };
+  if (help) return { help, upstream: '', name: '', headers: [], open: false, report: { failOn: 'fail' } };
   const raw = positionals[0];
   if (raw === undefined || positionals.length > 1)
     throw new UsageError(
@@ -99,6 +111,7 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     name,
     headers,
     open: values['no-open'] ? false : (values.open ?? true),
+    report: reportArgs(values),
   };
   if (values.port !== undefined) args.port = parsePort(values.port, '--port');
   return args;
