@@ -10,7 +10,12 @@ describe('taskscope proxy arguments', () => {
       name: 'mcp-example-com',
       headers: [],
       open: true,
+      report: { failOn: 'fail' },
     });
+    expect(
+      parseProxyArgs(['http://a.example/mcp', '--junit', 'c.xml', '--json', 'c.json', '--fail-on', 'warn'])
+        .report,
+    ).toEqual({ junit: 'c.xml', json: 'c.json', failOn: 'warn' });
     expect(parseProxyArgs(['127.0.0.1:3001/mcp', '--no-open', '--port', '0'])).toMatchObject({
       upstream: 'http://127.0.0.1:3001/mcp',
       name: '127-0-0-1',

@@ -17,6 +17,7 @@ describe('taskscope proxy --stdio arguments', () => {
       },
       port: STDIO_PROXY_DEFAULT_PORT,
       open: false,
+      report: { failOn: 'fail' },
     });
   });
 
@@ -49,6 +50,7 @@ describe('taskscope proxy --stdio arguments', () => {
       },
       port: 6000,
       open: true,
+      report: { failOn: 'fail' },
     });
     expect(parseStdioProxyArgs(['--stdio', '--', 'npx', '-y', '@scope/server-files'])).toMatchObject({
       name: 'server-files',
