@@ -1,5 +1,6 @@
 import { serverTaskSupport, serverTaskSupport2026, type ClassifiedError } from '../../mcp';
-import type { CommandOf, CommandPart, CommandTable, Handler } from '../commands';
+import type { CommandOf, CommandPart, CommandTable } from '../commands';
+import { refuseWhilePassive } from '../passive-refusals';
 import type { Health, ReplayInfo, Replies } from '../messages';
 import type { Outbox, TaskParts } from '../outbox';
 import type { PageTaskView } from '../task-views';
@@ -11,28 +12,6 @@ const REFUSED: ClassifiedError = {
   kind: 'unsupported',
   message: 'This is a replay of a recording: no receiver is contacted, so nothing can be sent.',
 };
-
-/**
- * The commands that would reach a receiver, and what a running replay answers each instead: it has none to
- * reach. Every other command goes to its handler as it does live.
- */
-const REFUSALS = {
-  run: { ok: false, error: REFUSED },
-  callPlain: { ok: false, error: REFUSED },
-  resend: { ok: false, error: REFUSED },
-  cancel: REFUSED,
-  syncList: REFUSED,
-  track: false,
-  stopResult: false,
-  answer: false,
-  trackSeen: 0,
-  follow: null,
-  refetchResult: null,
-  pollNow: null,
-  clearHistory: [],
-  checkReceiver: { ok: false, reason: REFUSED.message },
-} satisfies Partial<Replies>;
-type Refused = keyof typeof REFUSALS;
 
 /**
  * The engine's replay side, beside the live connection in host.ts: it opens a trace (validated here, off the
@@ -93,7 +72,7 @@ export class ReplayHost {
 
   /**
    * The engine's table as a replay changes it: while one runs, a command that would reach a receiver gets its
-   * refusal (REFUSALS) and the tools are the trace's; a connect or a disconnect ends the replay first.
+   * refusal (passive-refusals.ts) and the tools are the trace's; a connect or a disconnect ends the replay first.
    */
   over(live: CommandTable): CommandTable {
     const table: CommandTable = {
@@ -109,15 +88,7 @@ export class ReplayHost {
       listTools: async (command) =>
         this.session ? { tools: this.trace?.tools ?? [], warnings: [] } : live.listTools(command),
     };
-    for (const type of Object.keys(REFUSALS) as Refused[]) this.refuse(table, type, REFUSALS[type]);
-    return table;
-  }
-
-  private refuse<K extends Refused>(table: CommandTable, type: K, refusal: Replies[K]): void {
-    const live: Handler<K> = table[type];
-    const refusing: Handler<K> = async (command) => (this.session ? refusal : live(command));
-    // TypeScript reads the table at a generic key as Handler<K>, but does not let one write it there.
-    table[type] = refusing as CommandTable[K];
+    return refuseWhilePassive(table, () => this.session !== null, REFUSED);
   }
 
   /** Ends the replay; what it showed stays on the page until the next connection replaces it. */
