@@ -27,6 +27,7 @@ import type { Timing } from './active-check/probe';
 import type { FromEngine } from './messages';
 
 import { ReplayHost } from './trace/replay-host';
+import { ObserveHost } from './observe/observe-host';
 import type { ReplayOptions } from './trace/replay';
 
 const SIGN_IN_MESSAGE = 'The receiver asks you to sign in (HTTP 401 with a Bearer challenge): use Sign in.';
@@ -62,7 +63,9 @@ export class EngineHost {
   private readonly historyLink: HistoryLink;
   /** A trace played back with no receiver (replay-host.ts); while it runs, there is no live connection. */
   private readonly replays: ReplayHost;
-  /** Every command's handler, as a running replay changes them (commands.ts). */
+  /** A client's session watched through Taskscope's proxy (observe/observe-host.ts); passive, as a replay. */
+  private readonly observes: ObserveHost;
+  /** Every command's handler, as a running replay or observing changes them (commands.ts). */
   private readonly commands: CommandTable;
   /** The last session this engine ended per receiver: its live tasks are asked about in the next one. */
   private readonly endedSessions = new Map<string, string>();
@@ -85,27 +88,47 @@ export class EngineHost {
       takeTaskParts: (view) =>
         this.replays.active
           ? this.replays.takeTaskParts(view)
-          : takeTaskParts(this.current ?? this.closed, view),
+          : this.observes.active
+            ? this.observes.takeTaskParts(view)
+            : takeTaskParts(this.current ?? this.closed, view),
       taskCount: () =>
         this.replays.active
           ? this.replays.taskCount()
-          : (this.current?.tracker.store.getState().order.length ?? 0),
+          : this.observes.active
+            ? this.observes.taskCount()
+            : (this.current?.tracker.store.getState().order.length ?? 0),
     });
+    const closeLive = async () => {
+      this.connectSeq++;
+      await this.closeCurrent(false);
+      this.forgetClosed();
+    };
     this.replays = new ReplayHost(
       this.outbox,
       async () => {
-        this.connectSeq++;
-        await this.closeCurrent(false);
-        this.forgetClosed();
+        this.observes.stop();
+        await closeLive();
       },
       options.replay,
     );
-    this.commands = this.replays.over(
-      commandTable(
-        this.connectionCommands(),
-        taskCommands(() => this.current),
-        outboxCommands(this.outbox),
-        this.replays.commands,
+    this.observes = new ObserveHost(
+      this.outbox,
+      this.trafficSeqs,
+      async () => {
+        this.replays.stop();
+        await closeLive();
+      },
+      () => this.options.fetch ?? globalThis.fetch.bind(globalThis),
+    );
+    this.commands = this.observes.over(
+      this.replays.over(
+        commandTable(
+          this.connectionCommands(),
+          taskCommands(() => this.current),
+          outboxCommands(this.outbox),
+          this.replays.commands,
+          this.observes.commands,
+        ),
       ),
     );
     this.historyLink = new HistoryLink(

@@ -136,6 +136,13 @@ export type Command =
   | { type: 'replaySeek'; connectionId: number; at: number; speed: ReplaySpeed; paused?: boolean }
   | { type: 'replayControl'; action: 'play' | 'pause' }
   | { type: 'replaySpeed'; speed: ReplaySpeed }
+  /**
+   * Watches what Taskscope's proxy saw pass between a client and its server: `source` is one of the page's
+   * server's /observed/sources, `server` that server (the page's origin) with its per-start token. Shows the
+   * client session `session` (a key of the news' `observed.sessions`), else the newest. Passive: nothing is
+   * sent to the client's server; the commands that would are refused while it runs.
+   */
+  | { type: 'observe'; connectionId: number; source: string; session?: string; server: ObservedRoute }
   | {
       type: 'answer';
       key: string;
@@ -195,6 +202,7 @@ export interface Replies {
   replaySeek: boolean;
   replayControl: null;
   replaySpeed: null;
+  observe: { ok: true; source: ObservedSource } | Failure;
 }
 
 export type ReplyTo<C extends Command> = Replies[C['type']];
@@ -285,6 +293,8 @@ export interface ConnectionNews {
   auth?: AuthView;
   /** Only with "Remember sign-in" ticked: the sign-in to store (null: forget the stored one). */
   rememberedSignIn?: RememberedSignIn | null;
+  /** An observed client's sessions (the observe command): the list, the one shown. */
+  observed?: ObservedNews;
 }
 
 export interface ListStatus {
@@ -334,6 +344,45 @@ export interface Batch {
   refused?: string;
   /** Where the replay stands (only while a trace is replayed). */
   replay?: ReplayNews;
+}
+
+/** The page's own server, which serves what its proxy observed (`/observed/*`), and its per-start token. */
+export interface ObservedRoute {
+  /** The page's origin. */
+  url: string;
+  token: string;
+}
+
+/** One observed source, as `/observed/sources` lists it. */
+export interface ObservedSource {
+  name: string;
+  kind: 'http' | 'stdio';
+  /** The upstream's URL, redacted, or `stdio:NAME`. */
+  upstream: string;
+  /** A line for the page: e.g. a 401 with a Bearer challenge passed, so `--header` is the way. */
+  note?: string;
+}
+
+/** One client session of an observed source, as the page's picker lists it. */
+export interface ObservedSessionInfo {
+  key: string;
+  /** The client's name and version, or what tells it apart. */
+  label: string;
+  era?: Era;
+  /** Tasks the client created in it. */
+  tasks: number;
+  /** Wall-clock ms of its last message. */
+  lastAt: number;
+  /** The server as it named itself to this client. */
+  serverName?: string;
+}
+
+/** What is being observed: the source, its client sessions, the one shown. */
+export interface ObservedNews extends ObservedSource {
+  sessions: ObservedSessionInfo[];
+  selected?: string;
+  /** Messages the proxy's copy let go of before the page read them (its caps). */
+  dropped?: number;
 }
 
 /** What the page says about a trace being replayed. */

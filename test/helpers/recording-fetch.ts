@@ -3,11 +3,12 @@ import type { SeenMessage } from '../../src/rules/client-evidence';
 
 /**
  * A fetch for a client's transport that notes every JSON-RPC message both ways as the client sends and gets it,
- * with its time and HTTP facts: a client-side tap, for judging a real client without a proxy in between.
+ * with its time and HTTP facts (the exchange that carried it, its Mcp-Session-Id): a client-side tap, for judging a real client without a proxy in between.
  * The client reads the same bytes it would read without it (the answer's body is teed).
  */
 export function recordingFetch(base: typeof fetch = fetch) {
   const messages: SeenMessage[] = [];
+  let exchanges = 0;
   const note = (from: SeenMessage['from'], text: string, facts: Partial<SeenMessage>) => {
     let parsed: unknown;
     try {
@@ -21,12 +22,23 @@ export function recordingFetch(base: typeof fetch = fetch) {
   };
   const recording: typeof fetch = async (input, init) => {
     const headers = Object.fromEntries(new Headers(init?.headers).entries());
-    if (init?.method === 'POST' && typeof init.body === 'string') note('client', init.body, { headers });
+    // As the proxy has them: one number per HTTP exchange, and the session id it carried.
+    const exchange = ++exchanges;
+    const requestSession = headers['mcp-session-id'];
+    if (init?.method === 'POST' && typeof init.body === 'string')
+      note('client', init.body, {
+        headers,
+        exchange,
+        ...(requestSession ? { sessionId: requestSession } : {}),
+      });
     const response = await base(input, init);
     if (!response.body) return response;
+    const sessionId = requestSession ?? response.headers.get('mcp-session-id') ?? undefined;
     const facts = {
       httpStatus: response.status,
       responseHeaders: Object.fromEntries(response.headers.entries()),
+      exchange,
+      ...(sessionId ? { sessionId } : {}),
     };
     const [forClient, forUs] = response.body.tee();
     const type = response.headers.get('content-type') ?? '';
