@@ -11,6 +11,7 @@ import { getEngine } from './bridge/engine-bridge';
 import { connect, initialHeaders, initialServerUrl, pageHiding } from './receiver/actions';
 import { initialReplaySpeed, initialTraceUrl, openTraceUrl } from './trace-files/open-trace';
 import { syncAddress } from './app/sync-address';
+import { initialObserveSource, observe } from './receiver/observe-actions';
 import { handleOAuthCallback, isOAuthCallback, sameTabReturn } from './app/oauth-callback';
 import { forgetSameTabTrip } from './receiver/auth-actions';
 import type { AuthCallback, PendingSignIn } from './mcp';
@@ -33,11 +34,14 @@ function boot(returning?: { trip: PendingSignIn; callback: AuthCallback }) {
   // Connecting is an action, not an effect: it runs once per page load, whatever React does with effects.
   // A reload takes up this tab's session again, so its tasks stay live and ?task= links keep working.
   // ?trace= replays a recording (from this origin only) instead: then no receiver is contacted at all.
+  // ?observe= watches a client's session through Taskscope's proxy: nothing is sent in it either.
   const traceUrl = initialTraceUrl();
+  const observed = initialObserveSource();
   const serverUrl = initialServerUrl();
   // The address follows what is on screen from here on (the receiver, the task open, the trace).
   syncAddress();
   if (traceUrl !== null) void openTraceUrl(traceUrl, initialReplaySpeed(), true);
+  else if (observed !== null) void observe(observed);
   else {
     void connect(serverUrl, initialHeaders(serverUrl), { resume: true, keepSelection: true, returning });
   }

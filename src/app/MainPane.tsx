@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { MousePointerClick, Unplug } from 'lucide-react';
+import { Eye, MousePointerClick, Unplug } from 'lucide-react';
 import { useConnection } from '../state/connection-store';
 import { useReplay } from '../state/replay-store';
 import { toolsQuery } from '../tools/queries';
@@ -70,6 +70,13 @@ function SelectedPane() {
   if (selection.kind === 'inbox') return <InboxView />;
   if (selection.kind === 'overview') return <Waterfall />;
   const name = server ? (server.title ?? server.name) : undefined;
+  if (view.kind === 'observing')
+    return (
+      <EmptyState icon={<Eye size={24} />} title={view.title}>
+        Taskscope only watches this client&apos;s session through its proxy: it sends nothing in it. Pick a
+        task on the left to see its timeline as the client&apos;s polls and their answers pass.
+      </EmptyState>
+    );
   if (replaying)
     return (
       <EmptyState icon={<MousePointerClick size={24} />} title={`Replay of ${name ?? 'a recorded receiver'}`}>
@@ -84,7 +91,12 @@ function SelectedPane() {
       </EmptyState>
     );
   if (view.kind === 'connecting')
-    return <EmptyState icon={<MousePointerClick size={24} />} title={`Connecting to ${url}…`} />;
+    return (
+      <EmptyState
+        icon={<MousePointerClick size={24} />}
+        title={`Connecting to ${url || "the client's session observed through the proxy"}…`}
+      />
+    );
   return (
     <EmptyState icon={<MousePointerClick size={24} />} title={name ? `Connected to ${name}` : 'Taskscope'}>
       Pick a tool on the left to run it as a task, or a task to see its timeline.

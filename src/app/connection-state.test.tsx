@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '../tracker/queries';
 import { useConnection, type ConnectionState } from '../state/connection-store';
 import { useReplay } from '../state/replay-store';
+import { useObserve } from '../state/observe-store';
 import { useSelection } from '../state/selection-store';
 import { useStdio } from '../receiver/stdio-store';
 import { connectionView } from '../state/connection-view';
@@ -31,6 +32,7 @@ const EXITED =
 beforeEach(() => {
   useSelection.setState({ selection: { kind: 'none' } });
   useReplay.setState({ connectionId: undefined });
+  useObserve.setState({ connectionId: undefined, source: undefined, news: undefined });
   useStdio.setState({ current: undefined });
   useConnection.setState({ id: 1, url: 'http://127.0.0.1:4000/mcp', headers: {}, status: 'idle' }, true);
 });
@@ -94,6 +96,15 @@ describe('connectionView: one state from what the engine said', () => {
 
   it('a replay is a replay, whatever the live connection was', () => {
     expect(connectionView({ status: 'connected' }, true).kind).toBe('replay');
+  });
+
+  it('an observed session names its client and server; its stream cut reads as a connection that is', () => {
+    expect(connectionView({ status: 'connected' }, false, 'claude 1 ↔ demo')).toMatchObject({
+      kind: 'observing',
+      label: 'Observing claude 1 ↔ demo',
+      problem: false,
+    });
+    expect(connectionView({ status: 'unreachable' }, false, 'claude 1 ↔ demo').kind).toBe('unreachable');
   });
 });
 
@@ -171,5 +182,34 @@ describe('the header, the receiver card and the main pane agree', () => {
     expect($('connection-status')?.textContent).toBe('Connection failed');
     expect($('connection-error')?.textContent).toBe(message);
     expect($('connection-next-step')?.textContent).not.toMatch(/Check the URL/);
+  });
+
+  it('observing a client through the proxy: "Observing <client> ↔ <server>" in all three, and that nothing is sent', () => {
+    useObserve.setState({
+      connectionId: 1,
+      source: 'demo',
+      news: {
+        name: 'demo',
+        kind: 'http',
+        upstream: 'http://127.0.0.1:3001/mcp',
+        sessions: [{ key: 'session:a', label: 'claude-code 2.1', tasks: 1, lastAt: 0, serverName: 'Demo' }],
+        selected: 'session:a',
+      },
+    });
+    useConnection.setState({
+      url: '',
+      status: 'connected',
+      server: { ...server, protocolVersion: '2025-11-25' },
+    });
+    renderAll();
+    const pair = 'Observing claude-code 2.1 ↔ Demo';
+    expect($('connection-status')?.textContent).toBe(pair);
+    expect($('connection-status')?.getAttribute('data-status')).toBe('observing');
+    expect($('observed-title')?.textContent).toBe(pair);
+    expect(text()).toContain(
+      `${pair}Taskscope only watches this client's session through its proxy: it sends nothing`,
+    );
+    expect($('disconnect')).toBeNull();
+    expect(text()).not.toMatch(/\bConnected\b/);
   });
 });

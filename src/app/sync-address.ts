@@ -2,22 +2,34 @@ import { connect, initialHeaders, parseReceiverUrl } from '../receiver/actions';
 import { receiverFromParam, receiverParam } from '../state/address-bar';
 import { useConnection } from '../state/connection-store';
 import { useReplay } from '../state/replay-store';
+import { useObserve } from '../state/observe-store';
 import { useSelection, type Selection } from '../state/selection-store';
 
-/** The address the page's state calls for; undefined while it is between states (a trace being opened). */
+/**
+ * The address the page's state calls for; undefined while it is between states (a trace being opened).
+ * `?observe=` names a source of Taskscope's proxy being observed, in place of `?server=`.
+ */
 export function addressFor(href: string): string | undefined {
   const replay = useReplay.getState();
   const connection = useConnection.getState();
+  const observed = useObserve.getState();
   if (replay.opening) return undefined;
   const replaying = replay.connectionId !== undefined;
-  if (!replaying && connection.url === '') return undefined;
+  const observing = observed.connectionId !== undefined;
+  if (!replaying && !observing && connection.url === '') return undefined;
   const url = new URL(href);
   const params = url.searchParams;
   const put = (name: string, value: string | undefined) => {
     if (value === undefined) params.delete(name);
     else params.set(name, value);
   };
-  if (replaying) {
+  // An observed source is named by the proxy's name for it; a reload observes it again (newest session).
+  put('observe', observing ? observed.source : undefined);
+  if (observing) {
+    params.delete('trace');
+    params.delete('speed');
+    params.delete('server');
+  } else if (replaying) {
     // A recording from this origin is named by its path; one from a file cannot be, and a reload of the
     // address goes back to the live receiver the page was on.
     put('trace', replay.source);
@@ -64,6 +76,9 @@ export function syncAddress(): () => void {
     useConnection.subscribe((s, before) => {
       if (s.url !== before.url) schedule();
     }),
+    useObserve.subscribe((s, before) => {
+      if (s.connectionId !== before.connectionId || s.source !== before.source) schedule();
+    }),
     useReplay.subscribe((s, before) => {
       if (
         s.connectionId !== before.connectionId ||
@@ -80,8 +95,12 @@ export function syncAddress(): () => void {
     const params = new URLSearchParams(window.location.search);
     const trace = params.get('trace');
     const replay = useReplay.getState();
-    // Into or out of a recording, or to another one: the page loads it as it would from a link.
-    if (trace !== (replay.connectionId !== undefined ? (replay.source ?? null) : null)) {
+    const observed = useObserve.getState();
+    // Into or out of a recording or an observed source, or to another one: the page loads it as from a link.
+    if (
+      trace !== (replay.connectionId !== undefined ? (replay.source ?? null) : null) ||
+      params.get('observe') !== (observed.connectionId !== undefined ? (observed.source ?? null) : null)
+    ) {
       window.location.reload();
       return;
     }

@@ -10,6 +10,7 @@ import { applyHealth } from '../receiver/actions';
 import { storeRememberedSignIn } from '../receiver/remembered-sign-ins';
 import { applyCheckNews, openReportWhenConnected } from '../report/report-store';
 import { useReplay } from '../state/replay-store';
+import { useObserve } from '../state/observe-store';
 
 /** What of a batch the tasks store takes for a connection it belongs to, current or closed. */
 const taskParts = ({ tasks, snapshots, results, taskList, overview }: Batch): TaskBatch => ({
@@ -53,6 +54,8 @@ export function wireEngine(engine: EngineBridge): () => void {
     if (news?.degraded !== undefined) useConnection.setState({ degraded: news.degraded ?? undefined });
     if (news?.streamNote) useConnection.setState({ streamNote: news.streamNote });
     if (news?.check) applyCheckNews(batch.connectionId, news.check);
+    if (news?.observed && useObserve.getState().connectionId === batch.connectionId)
+      useObserve.setState({ news: news.observed });
   };
 
   const stopView = startTaskView(engine);

@@ -1,6 +1,7 @@
 import { MessageSquareMore } from 'lucide-react';
 import { useSelection } from '../state/selection-store';
 import { useReplay } from '../state/replay-store';
+import { useObserve } from '../state/observe-store';
 import { formatClock } from '../format/time';
 import { Badge } from '../ui/Badge';
 import { focusRing } from '../ui/Button';
@@ -64,6 +65,7 @@ function SentView({ sent }: { sent: SentAnswer }) {
 export function InboxItemCard({ item, showTask = true }: { item: InboxItem; showTask?: boolean }) {
   const select = useSelection((s) => s.select);
   const replaying = useReplay((s) => s.connectionId !== undefined);
+  const observing = useObserve((s) => s.connectionId !== undefined);
   return (
     <article
       className="min-w-0 space-y-2 rounded-md border border-amber-300 bg-amber-50/40 p-3 dark:border-amber-800 dark:bg-amber-950/20"
@@ -93,7 +95,11 @@ export function InboxItemCard({ item, showTask = true }: { item: InboxItem; show
           <Badge tone={item.state === 'answered' ? 'green' : 'neutral'}>{item.outcome ?? item.state}</Badge>
         )}
       </header>
-      {item.state === 'pending' && replaying ? (
+      {item.state === 'pending' && observing ? (
+        <p className="text-xs text-slate-500" data-testid="inbox-observed-note">
+          Asked of the client Taskscope observes: the client answers it, Taskscope sends nothing.
+        </p>
+      ) : item.state === 'pending' && replaying ? (
         <p className="text-xs text-slate-500" data-testid="inbox-replay-note">
           Asked during the recording. A replay answers nothing: the recorded answer follows by itself.
         </p>

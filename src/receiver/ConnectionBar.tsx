@@ -7,6 +7,7 @@ import { useConnection } from '../state/connection-store';
 import { useConnectionView } from '../state/connection-view';
 import { useNow } from '../state/clock';
 import { useReplay } from '../state/replay-store';
+import { useObserve } from '../state/observe-store';
 import { useSelection } from '../state/selection-store';
 import { formatClock } from '../format/time';
 import { SavedReceivers } from './SavedReceivers';
@@ -48,6 +49,7 @@ export function ConnectionBar() {
   const savedRef = useRef<HTMLDivElement>(null);
   // A replay has no connection at all: the header must not say "Connected".
   const replaying = useReplay((s) => s.connectionId !== undefined);
+  const observing = useObserve((s) => s.connectionId !== undefined);
   // During a replay the field offers the live receiver to go back to, not the recording's.
   const live = useReplay((s) => (s.connectionId !== undefined ? s.live : undefined));
   // One derivation for the header, the receiver card and the main pane (connection-view.ts).
@@ -167,8 +169,12 @@ export function ConnectionBar() {
           }}
         />
       </div>
-      {replaying ? (
-        <Button type="submit" variant="primary" title="Leave the replay and connect to this receiver">
+      {replaying || observing ? (
+        <Button
+          type="submit"
+          variant="primary"
+          title={`Leave the ${replaying ? 'replay' : 'observed session'} and connect to this receiver`}
+        >
           <Plug size={14} /> Connect
         </Button>
       ) : status !== 'idle' && status !== 'error' && status !== 'closed' ? (

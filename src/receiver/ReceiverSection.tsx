@@ -5,7 +5,9 @@ import { useConnection } from '../state/connection-store';
 import { useConnectionView } from '../state/connection-view';
 import { useLayout } from '../state/layout-store';
 import { useReplay } from '../state/replay-store';
+import { useObserve } from '../state/observe-store';
 import { ReceiverNotes, ServerCard } from './ServerCard';
+import { ObservedSessions } from './ObservedSessions';
 
 /**
  * The receiver, as one line once connected (its name, version and protocol), unfolded on demand into its
@@ -20,6 +22,7 @@ export function ReceiverSection() {
   const era = useConnection((s) => s.server?.protocolVersion);
   const viaRelay = useConnection((s) => s.viaRelay);
   const replaying = useReplay((s) => s.connectionId !== undefined);
+  const observing = useObserve((s) => s.connectionId !== undefined);
   return (
     <section
       aria-label="Receiver"
@@ -49,10 +52,10 @@ export function ReceiverSection() {
             <span className="shrink-0 text-xs text-slate-600 dark:text-slate-300">
               v{server.version}
               {era ? ` · ${era}` : ''}
-              {replaying ? ' · replay' : viaRelay ? ' · via relay' : ''}
+              {replaying ? ' · replay' : observing ? ' · observed' : viaRelay ? ' · via relay' : ''}
             </span>
             {/* The receiver is known, but its connection may be gone: the card says so as the header does. */}
-            {view.kind !== 'connected' && view.kind !== 'replay' && (
+            {view.kind !== 'connected' && view.kind !== 'replay' && view.kind !== 'observing' && (
               <span className="shrink-0 text-xs font-medium" data-testid="receiver-state">
                 · {view.label}
               </span>
@@ -70,6 +73,10 @@ export function ReceiverSection() {
           <ServerCard />
         </ErrorBoundary>
       </div>
+      {/* Observing a client through the proxy: its sessions to pick from, shown folded or not. */}
+      <ErrorBoundary label="The observed sessions">
+        <ObservedSessions />
+      </ErrorBoundary>
       <ReceiverNotes />
     </section>
   );

@@ -13,6 +13,7 @@ import { usePreferences } from '../state/preferences-store';
 import { useSelection } from '../state/selection-store';
 import { useConnection } from '../state/connection-store';
 import { endReplay, isReplaying, useReplay } from '../state/replay-store';
+import { endObserving, isObserving } from '../state/observe-store';
 import { receiverFromParam } from '../state/address-bar';
 import { normaliseReceiverUrl } from './receiver-url';
 import { SessionClaims, forgetSession, rememberSession, storedSession } from './session-claim';
@@ -40,6 +41,7 @@ const sessionClaims = () => (claims ??= new SessionClaims());
 export async function disconnect(): Promise<void> {
   const { status, url } = useConnection.getState();
   endReplay();
+  endObserving();
   // A newer id would make a connect still on its way stale; the records stay with the id they came with.
   useConnection.setState({
     status: status === 'idle' ? 'idle' : 'closed',
@@ -91,8 +93,9 @@ export async function connect(
     useSelection.getState().select({ kind: 'none' });
   // The trace's rows are not this receiver's: the log and the inbox start from what it sends. (A replay
   // started from clean stores, so its log holds nothing else.)
-  const leavingReplay = useReplay.getState().connectionId !== undefined;
+  const leavingReplay = useReplay.getState().connectionId !== undefined || isObserving();
   endReplay();
+  endObserving();
   if (!url) {
     useConnection.setState({
       id,
@@ -225,8 +228,8 @@ export function applyHealth(health: Health): void {
         }
       : {}),
   });
-  // A replay's receiver is a recording: this tab's session with the real one is left as it is.
-  if (health.status !== 'connected' || isReplaying()) return;
+  // A replay's receiver is a recording, an observed one the client's: this tab's own session is left as it is.
+  if (health.status !== 'connected' || isReplaying() || isObserving()) return;
   if (health.sessionId && health.server) {
     rememberSession({
       url,

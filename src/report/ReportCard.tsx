@@ -19,6 +19,7 @@ import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { ErrorNote } from '../ui/Panel';
 import { useConnection } from '../state/connection-store';
 import { useReplay } from '../state/replay-store';
+import { PASSIVE_OBSERVING, useObserve } from '../state/observe-store';
 import { useSelection } from '../state/selection-store';
 import { formatClock } from '../format/time';
 import { byVerdict, reportMarkdown, VERDICT_ORDER } from '../rules/report-markdown';
@@ -191,6 +192,7 @@ function CardBody() {
   const connected = useConnection((s) => s.status === 'connected');
   const checkError = useReport((s) => s.checkError);
   const replaying = useReplay((s) => s.connectionId !== undefined);
+  const observing = useObserve((s) => s.connectionId !== undefined);
   const [confirming, setConfirming] = useState(false);
   const era: Era = card.receiver.era ?? '2025-11-25';
   const running = card.active?.running ?? false;
@@ -217,13 +219,15 @@ function CardBody() {
       <div className="flex flex-wrap items-center gap-2">
         <Button
           variant="primary"
-          disabled={!connected || running || replaying}
+          disabled={!connected || running || replaying || observing}
           title={
             replaying
               ? REPLAY_NO_CHECK
-              : connected
-                ? 'Probe the receiver (asks first: it creates tasks)'
-                : 'Connect to a receiver first'
+              : observing
+                ? PASSIVE_OBSERVING
+                : connected
+                  ? 'Probe the receiver (asks first: it creates tasks)'
+                  : 'Connect to a receiver first'
           }
           onClick={() => setConfirming(true)}
           data-testid="check-receiver"

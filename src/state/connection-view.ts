@@ -1,6 +1,7 @@
 import { useShallow } from 'zustand/react/shallow';
 import { useConnection, type ConnectionState } from './connection-store';
 import { useReplay } from './replay-store';
+import { PASSIVE_OBSERVING, observedPair, useObserve } from './observe-store';
 
 /**
  * What the connection is, in the person's words: the one state the header, the receiver card and the main pane
@@ -8,6 +9,7 @@ import { useReplay } from './replay-store';
  * reconnecting: the session was lost and a new one is being opened. server-exited: the stdio server's process
  * ended (Restart starts it again). sign-in-needed: the receiver wants a token (Sign in). unreachable: nothing
  * answers there; retried by the engine. refused: the receiver answered and will not work as asked.
+ * observing: a client's session watched through Taskscope's proxy; nothing is sent in it.
  */
 export type ConnectionKind =
   | 'idle'
@@ -20,7 +22,8 @@ export type ConnectionKind =
   | 'unreachable'
   | 'refused'
   | 'closed'
-  | 'replay';
+  | 'replay'
+  | 'observing';
 
 export interface ConnectionView {
   kind: ConnectionKind;
@@ -52,10 +55,17 @@ const look: Record<ConnectionKind, Omit<ConnectionView, 'kind' | 'problem'>> = {
   refused: { label: 'Connection failed', title: 'Could not connect', dot: 'bg-red-500' },
   closed: { label: 'Disconnected', title: 'Disconnected', dot: 'bg-slate-400' },
   replay: { label: 'Replay', title: 'Replay', dot: 'bg-violet-500' },
+  observing: { label: 'Observing', title: 'Observing', dot: 'bg-teal-500' },
 };
 
-function kindOf({ status, error, reason, degraded, auth }: Inputs, replaying: boolean): ConnectionKind {
+function kindOf(
+  { status, error, reason, degraded, auth }: Inputs,
+  replaying: boolean,
+  observing: boolean,
+): ConnectionKind {
   if (replaying) return 'replay';
+  // Watching a client's session through the proxy: the stream's own troubles read as a connection's.
+  if (observing && status === 'connected') return 'observing';
   switch (status) {
     case 'idle':
     case 'connecting':
@@ -88,14 +98,23 @@ const PROBLEMS = new Set<ConnectionKind>([
   'refused',
 ]);
 
-/** The one derivation: pure, from the connection's state and whether a replay is showing. */
-export function connectionView(state: Inputs, replaying: boolean): ConnectionView {
-  const kind = kindOf(state, replaying);
-  return { kind, ...look[kind], problem: PROBLEMS.has(kind) };
+/**
+ * The one derivation: pure, from the connection's state and whether a replay is showing, or a client's
+ * session observed (`observing`: "<client> ↔ <server>", which the header and the card name).
+ */
+export function connectionView(state: Inputs, replaying: boolean, observing?: string): ConnectionView {
+  const kind = kindOf(state, replaying, observing !== undefined);
+  const words =
+    kind === 'observing' ? { label: `Observing ${observing}`, title: `Observing ${observing}` } : {};
+  return { kind, ...look[kind], ...words, problem: PROBLEMS.has(kind) };
 }
 
 export function useConnectionView(): ConnectionView {
   const replaying = useReplay((s) => s.connectionId !== undefined);
+  const serverName = useConnection((s) => s.server?.title ?? s.server?.name);
+  const observing = useObserve((s) =>
+    s.connectionId !== undefined ? observedPair(s.news, serverName) : undefined,
+  );
   const inputs = useConnection(
     useShallow((s) => ({
       status: s.status,
@@ -105,5 +124,19 @@ export function useConnectionView(): ConnectionView {
       auth: s.auth,
     })),
   );
-  return connectionView(inputs, replaying);
+  return connectionView(inputs, replaying, observing);
 }
+
+/**
+ * Why the controls that would send something to a receiver are off (a replay, an observed client's session),
+ * or undefined when they work: the one reason every such control shows.
+ */
+export function usePassiveReason(): string | undefined {
+  const replaying = useReplay((s) => s.connectionId !== undefined);
+  const observing = useObserve((s) => s.connectionId !== undefined);
+  if (replaying) return PASSIVE_REPLAY;
+  return observing ? PASSIVE_OBSERVING : undefined;
+}
+
+export const PASSIVE_REPLAY =
+  'This is a replay of a recording: no receiver is contacted, so nothing can be sent.';

@@ -15,6 +15,7 @@ import { SchemaFields, inputClass } from '../ui/SchemaFields';
 import { TaskSupportBadge } from './TaskSupportBadge';
 import { useConnection } from '../state/connection-store';
 import { useReplay } from '../state/replay-store';
+import { PASSIVE_OBSERVING, useObserve } from '../state/observe-store';
 import { draftKey, saveRunDraft, useRunDrafts } from './run-drafts-store';
 import { sayNames, valuesFromArgs } from './call-args';
 
@@ -52,9 +53,12 @@ export function RunToolForm({ tool, support }: { tool: ToolInfo; support: Server
     useShallow((s) => s.items.filter((i) => i.state === 'pending' && !i.relatedTaskId)),
   );
   const replaying = useReplay((s) => s.connectionId !== undefined);
+  const observing = useObserve((s) => s.connectionId !== undefined);
   const refusal = replaying
     ? 'This is a replay of a recording: no receiver is contacted, so nothing can be run.'
-    : whyNotTask(tool, support);
+    : observing
+      ? PASSIVE_OBSERVING
+      : whyNotTask(tool, support);
   // A ttl kept in a draft from another generation or capability must not ride along unseen.
   const ttlShown = refusal === null && support.era !== '2026-07-28';
 

@@ -22,12 +22,13 @@ const NO_TOOLS: Partial<Record<ConnectionKind, string>> = {
   'sign-in-needed': 'Sign in to list this receiver’s tools.',
   unreachable: 'The receiver does not answer: no tools to list.',
   refused: 'The receiver refused the connection: no tools to list.',
+  observing: "An observed client's session: Taskscope only watches it, and runs nothing in it.",
 };
 
 export function ToolList() {
   const { id, status } = useConnection();
   const view = useConnectionView();
-  const tools = useQuery({ ...toolsQuery(id), enabled: status === 'connected' });
+  const tools = useQuery({ ...toolsQuery(id), enabled: status === 'connected' && view.kind !== 'observing' });
   const selection = useSelection((s) => s.selection);
   const select = useSelection((s) => s.select);
   const [query, setQuery] = useState('');
@@ -41,7 +42,7 @@ export function ToolList() {
     return true;
   });
 
-  if (status !== 'connected') {
+  if (status !== 'connected' || view.kind === 'observing') {
     return (
       <Panel title="Tools">
         <p

@@ -3,6 +3,7 @@ import type { ReplaySpeed } from '../engine/messages';
 import { MAX_TRACE_BYTES } from '../engine/trace/limits';
 import { useConnection } from '../state/connection-store';
 import { useReplay } from '../state/replay-store';
+import { endObserving } from '../state/observe-store';
 import { useSelection } from '../state/selection-store';
 import { startPageRecords } from '../tasks/page-records';
 import { demoReceiverUrl, receiverParam } from '../state/address-bar';
@@ -13,6 +14,7 @@ const refuse = (errors: string[]) => useReplay.setState({ errors, warnings: unde
 function freshConnection(): number {
   const id = useConnection.getState().id + 1;
   useReplay.setState({ connectionId: id });
+  endObserving();
   startPageRecords('none');
   return id;
 }

@@ -7,6 +7,7 @@ import { newTrackedTask, type TimelineEntry, type TrackedTask } from '../../trac
 import { applyTaskChanges } from '../../tracker/task-changes';
 import { useConnection } from '../../state/connection-store';
 import { useSelection } from '../../state/selection-store';
+import { PASSIVE_OBSERVING, useObserve } from '../../state/observe-store';
 import { useRunDrafts } from '../../tools/run-drafts-store';
 import type { TaskSnapshot } from '../../mcp';
 import { tasksStore } from '../tasks-store';
@@ -144,6 +145,25 @@ describe('the task detail, drawn from a record', () => {
         call: { args: { durationMs: 700, steps: 1, label: 'first run' }, fromTaskId: 'task-1' },
       }),
     ]);
+  });
+
+  it("an observed client's task: its call shown, Run again and Cancel off with the reason (nothing is sent)", () => {
+    useObserve.setState({ connectionId: 1, source: 'demo' });
+    try {
+      show({
+        status: 'working',
+        lifecycle: 'live',
+        tool: 'slow_job',
+        call: { tool: 'slow_job', args: { label: 'the client’s' } },
+        entries: [obs(T0, 'working', { source: 'create' })],
+      });
+      const runAgain = all('button').find((b) => b.textContent?.includes('Run again')) as HTMLButtonElement;
+      expect(runAgain.disabled).toBe(true);
+      expect(runAgain.title).toBe(PASSIVE_OBSERVING);
+      expect(all('button').some((b) => b.textContent?.includes('Cancel task'))).toBe(false);
+    } finally {
+      useObserve.setState({ connectionId: undefined, source: undefined });
+    }
   });
 
   it('says in its header that the report card’s check started the task, when it did', () => {

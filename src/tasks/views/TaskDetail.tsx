@@ -20,7 +20,7 @@ import { ProgressBar } from './ProgressBar';
 import { CallSummary, Headline, SessionNote } from './TaskNotes';
 import { RuleBreaks } from './RuleBreaks';
 import { useConnection } from '../../state/connection-store';
-import { useReplay } from '../../state/replay-store';
+import { usePassiveReason } from '../../state/connection-view';
 import { useShallow } from 'zustand/react/shallow';
 import { pendingFor, useInbox } from '../../inbox/inbox-store';
 import { InboxItemCard } from '../../inbox/InboxItemCard';
@@ -78,9 +78,9 @@ export function TaskDetail({ taskId }: { taskId: string }) {
   const snapshot = useTaskSnapshot(taskId);
   const result = useTaskResult(taskId);
   const connected = useConnection((s) => s.status === 'connected');
-  // A replay contacts no receiver: its cancels are the recorded ones, played back on their own.
-  const replaying = useReplay((s) => s.connectionId !== undefined);
-  const canCancelHere = useConnection((s) => !!s.support?.cancel) && !replaying;
+  // A replay contacts no receiver, an observed session is the client's: their cancels are the ones that passed.
+  const passive = usePassiveReason() !== undefined;
+  const canCancelHere = useConnection((s) => !!s.support?.cancel) && !passive;
   const waiting = useInbox(useShallow((s) => pendingFor(s.items, taskId)));
   // What was asked and answered stays on the task, after the question it answered.
   const answered = useInbox(

@@ -5,6 +5,7 @@ import { useSelection } from '../../state/selection-store';
 import { usePreferences } from '../../state/preferences-store';
 import { useConnection } from '../../state/connection-store';
 import { useReplay } from '../../state/replay-store';
+import { useObserve } from '../../state/observe-store';
 import { EmptyState, Panel } from '../../ui/Panel';
 import { VirtualRows } from '../../ui/VirtualRows';
 import { TASK_STATUSES } from '../../mcp';
@@ -50,6 +51,7 @@ function PollingSaturation() {
 export function TaskList() {
   const canList = useConnection((s) => !!s.support?.list);
   const replaying = useReplay((s) => s.connectionId !== undefined);
+  const observing = useObserve((s) => s.connectionId !== undefined);
   const selectOverview = useSelection((s) => s.select);
   const overviewOpen = useSelection((s) => s.selection.kind === 'overview');
   const { pollingPaused, setPollingPaused, minPollIntervalMs, setMinPollIntervalMs } = usePreferences(
@@ -209,8 +211,12 @@ export function TaskList() {
       </div>
       {ids.length === 0 ? (
         <EmptyState icon={<ListTodo size={20} />} title={total === 0 ? 'No tasks yet' : 'No task matches'}>
-          {total === 0 ? 'Run a tool as a task, or follow a task id.' : 'Change the filter or the search.'}
-          {total === 0 && !replaying && (
+          {total === 0
+            ? observing
+              ? 'The tasks the observed client creates appear here as they pass.'
+              : 'Run a tool as a task, or follow a task id.'
+            : 'Change the filter or the search.'}
+          {total === 0 && !replaying && !observing && (
             <>
               {' '}
               <DemoTraceLink />

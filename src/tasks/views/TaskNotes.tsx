@@ -7,6 +7,7 @@ import { formatClock, formatMs } from '../../format/time';
 import { TaskTime } from './TaskTime';
 import { compactJson } from '../../tools/call-args';
 import { useConnection } from '../../state/connection-store';
+import { usePassiveReason } from '../../state/connection-view';
 
 /** The task detail's sentences: its headline, the call that made it, where it stands with sessions. */
 
@@ -53,6 +54,8 @@ export function Headline({ task, snapshot }: { task: TrackedTask; snapshot: Task
 /** The call that created the task here: its tool, arguments and requested ttl, and "Run again". */
 export function CallSummary({ task }: { task: TrackedTask }) {
   const connected = useConnection((s) => s.status === 'connected');
+  // A replay or an observed client's session sends nothing: its calls are shown, not run.
+  const passive = usePassiveReason();
   const call = task.call;
   if (!call) return null;
   const args = compactJson(call.args);
@@ -70,11 +73,13 @@ export function CallSummary({ task }: { task: TrackedTask }) {
         </span>
         <Button
           className="ml-auto"
-          disabled={!connected}
+          disabled={!connected || passive !== undefined}
           title={
-            connected
-              ? `Open ${call.tool}'s form filled with these arguments${call.ttl !== undefined ? ' and ttl' : ''}`
-              : 'Connect to a receiver first'
+            passive !== undefined
+              ? passive
+              : connected
+                ? `Open ${call.tool}'s form filled with these arguments${call.ttl !== undefined ? ' and ttl' : ''}`
+                : 'Connect to a receiver first'
           }
           onClick={() => runAgain(task.taskId, call)}
         >

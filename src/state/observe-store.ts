@@ -1,0 +1,36 @@
+import { create } from 'zustand';
+import type { ObservedNews } from '../engine/messages';
+
+/**
+ * What the page observes through Taskscope's proxy (`?observe=NAME`): the source, the client sessions it has
+ * seen and the one shown. While `connectionId` is set the page watches a client's session and sends nothing in
+ * it: the controls that would are off, with the reason (`PASSIVE_OBSERVING`).
+ */
+export interface ObserveState {
+  /** The page's connection id the observing runs under. */
+  connectionId?: number;
+  /** The proxy's source, as `?observe=` names it. */
+  source?: string;
+  /** The engine's latest word: the source's kind, upstream, note, its client sessions, the one shown. */
+  news?: ObservedNews;
+}
+
+export const useObserve = create<ObserveState>()(() => ({}));
+
+export const isObserving = () => useObserve.getState().connectionId !== undefined;
+
+/** A live connection or a replay takes the page: the observing is over. */
+export const endObserving = () =>
+  useObserve.setState({ connectionId: undefined, source: undefined, news: undefined });
+
+/** Why a control that would send something is off while a client's session is observed. */
+export const PASSIVE_OBSERVING =
+  "This is a client's session observed through Taskscope's proxy: Taskscope only watches it, so nothing can be sent.";
+
+/** The client shown and its server, as the header names them: "Observing <client> ↔ <server>". */
+export function observedPair(news: ObservedNews | undefined, serverName: string | undefined): string {
+  const session = news?.sessions.find((s) => s.key === news.selected);
+  const client = session?.label ?? 'a client';
+  const server = session?.serverName ?? serverName ?? news?.upstream ?? 'its server';
+  return `${client} ↔ ${server}`;
+}
