@@ -12,6 +12,8 @@ import { applyTaskChanges } from '../../src/tracker/task-changes';
 import { createTasksStore } from '../../src/tracker/task-store';
 import { demoFor, stopAfterEach } from '../helpers/cleanups';
 import { engineOverChannel } from '../helpers/engine-channel';
+import { extTasksSession } from '../helpers/ext-tasks-session';
+import { startDemoReceiver2026 } from '../helpers/receiver-2026';
 import { startObservedServer } from '../helpers/observed-server';
 import { recordingFetch } from '../helpers/recording-fetch';
 import { waitFor } from '../helpers/wait';
@@ -214,6 +216,38 @@ describe('an observed client session through the engine', () => {
     expect(await engine.bridge.request({ type: 'answer', key, outcome: 'x', reply: { result: {} } })).toBe(
       false,
     );
+  }, 30_000);
+
+  it('a 2026-07-28 client (SDK 2.x with ext-tasks): its session named by its clientInfo, the result read from the poll that saw the end', async () => {
+    const receiver = await startDemoReceiver2026();
+    later(receiver.close);
+    const tap = recordingFetch();
+    const server = await startObservedServer({
+      name: 'demo',
+      upstream: receiver.url,
+      messages: tap.messages,
+    });
+    later(server.close);
+    const session = await extTasksSession(receiver.url, 'demo', tap.fetch);
+    later(session.close);
+    const slow = await session.tasks.callTool('slow_job', { durationMs: 400, steps: 2, pollIntervalMs: 150 });
+    expect((await slow.settle()).outcome.status).toBe('completed');
+    const { engine, tasksOf, news } = observingEngine();
+    await engine.bridge.request({
+      type: 'observe',
+      connectionId: 1,
+      source: 'demo',
+      server: { url: server.url, token: server.token },
+    });
+    await waitFor(() => tasksOf(1).some((t) => t.result.state === 'fetched'), 10_000);
+    expect(tasksOf(1).find((t) => t.tool === 'slow_job')).toMatchObject({
+      status: 'completed',
+      lifecycle: 'terminal',
+    });
+    const shown = news()?.sessions.find((s) => s.key === news()?.selected);
+    expect(shown).toMatchObject({ label: 'taskscope-test 0.0.0', era: '2026-07-28' });
+    expect(shown?.tasks).toBeGreaterThan(0);
+    expect(engine.health()).toMatchObject({ status: 'connected', era: '2026-07-28' });
   }, 30_000);
 
   it('refuses an unknown source and a wrong token, and says why', async () => {
