@@ -192,7 +192,7 @@ export class ObserveHost {
     };
     this.current = observing;
     this.news(observing, { health: observing.health, observed: this.newsOf(observing, []) });
-    observing.stream.start();
+    void observing.stream.start();
     return { ok: true, source: found.source };
   }
 

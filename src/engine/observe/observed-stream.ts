@@ -10,6 +10,7 @@ import type { ObservedRoute, ObservedSource } from '../messages';
 
 /** The longest line kept; the proxy caps the bodies it keeps well below this. */
 const MAX_LINE_CHARS = 16 * 1024 * 1024;
+const MAX_HEADERS = 100;
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 5_000;
 const TOKEN_HEADER = 'X-Taskscope-Relay-Token';
@@ -90,6 +91,18 @@ export async function fetchSource(
   };
 }
 
+/** Headers as the log shows them: string values only, names lower-case, at most MAX_HEADERS of them. */
+function headersOf(raw: Record<string, unknown>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  let count = 0;
+  for (const [name, value] of Object.entries(raw)) {
+    if (typeof value !== 'string') continue;
+    if (++count > MAX_HEADERS) break;
+    headers[name.toLowerCase().slice(0, 200)] = value.slice(0, 8_000);
+  }
+  return headers;
+}
+
 /** A SeenMessage as far as the engine relies on its shape; anything else in the line is not read. */
 function lineOf(value: unknown): ObservedLine | { dropped: number } | undefined {
   if (!isObject(value)) return undefined;
@@ -98,7 +111,7 @@ function lineOf(value: unknown): ObservedLine | { dropped: number } | undefined 
   if (typeof value.seq !== 'number' || !Number.isFinite(value.seq) || !isObject(seen)) return undefined;
   if (seen.from !== 'client' && seen.from !== 'server') return undefined;
   if (typeof seen.at !== 'number' || typeof seen.wallTime !== 'number') return undefined;
-  const text = (v: unknown) => (isObject(v) ? (v as Record<string, string>) : undefined);
+  const text = (v: unknown) => (isObject(v) ? headersOf(v) : undefined);
   const number = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
   const message: SeenMessage = {
     at: seen.at,
@@ -132,8 +145,9 @@ export class ObservedStream {
     private readonly events: ObservedStreamEvents,
   ) {}
 
-  start(): void {
-    void this.run();
+  /** Reads until stopped or refused; the promise settles then. */
+  start(): Promise<void> {
+    return this.run();
   }
 
   stop(): void {
