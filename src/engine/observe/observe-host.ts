@@ -1,7 +1,7 @@
 /**
  * The engine's observing side, beside the live connection (host.ts) and the replay (trace/replay-host.ts): it
  * reads what Taskscope's proxy saw pass between a client and its server (observed-stream.ts), keeps a capped
- * buffer of it, tells the client sessions apart (rules/client-sessions.ts) and shows one of them — the newest
+ * buffer of it (observed-buffer.ts), tells the client sessions apart (rules/client-sessions.ts) and shows one of them — the newest
  * unless the page picks another — as an ObservedView feeding the same Outbox as a live connection, so the page's
  * stores fill as they do live. Passive: while it runs, the commands that would reach a receiver are refused
  * (passive-refusals.ts), and nothing is sent to the client's server.
@@ -10,7 +10,6 @@ import {
   serverTaskSupport,
   serverTaskSupport2026,
   type ClassifiedError,
-  type SeenMessage,
   type TrafficSeqCounter,
 } from '../../mcp';
 import { splitClientSessions, type ObservedClient } from '../../rules/client-sessions';
@@ -22,9 +21,8 @@ import type { PageTaskView } from '../task-views';
 import { ObservedStream, fetchSource } from './observed-stream';
 import { newest, summarise, type SessionSummary } from './observed-sessions';
 import { ObservedView } from './observed-view';
+import { ObservedBuffer } from './observed-buffer';
 
-/** Messages of one source kept for telling sessions apart; past it the oldest go (the proxy's copy is capped too). */
-export const MAX_OBSERVED_MESSAGES = 20_000;
 /** Client sessions listed; past it the rest count with the unnamed client (splitClientSessions). */
 const MAX_SESSIONS = 100;
 /** New messages are split into sessions at most this often: a flood costs one split per interval. */
@@ -39,8 +37,7 @@ interface Observing {
   source: ObservedSource;
   routeKey: string;
   stream: ObservedStream;
-  messages: SeenMessage[];
-  dropped: number;
+  buffer: ObservedBuffer;
   /** The session shown: the one the page picked (`wanted`), else the newest, followed as sessions come. */
   view: ObservedView | null;
   wanted: string | undefined;
@@ -148,8 +145,7 @@ export class ObserveHost {
     const observing: Observing = {
       source: found.source,
       routeKey,
-      messages: [],
-      dropped: 0,
+      buffer: new ObservedBuffer(),
       view: null,
       wanted: command.session,
       connectionId: command.connectionId,
@@ -157,16 +153,11 @@ export class ObserveHost {
       splitTimer: undefined,
       stream: new ObservedStream(this.fetchFn(), command.server, command.source, {
         lines: (lines) => {
-          for (const line of lines) observing.messages.push(line.seen);
-          const over = observing.messages.length - MAX_OBSERVED_MESSAGES;
-          if (over > 0) {
-            observing.messages.splice(0, over);
-            observing.dropped += over;
-          }
+          observing.buffer.add(lines);
           this.scheduleSplit(observing);
         },
         dropped: (count) => {
-          observing.dropped += count;
+          observing.buffer.dropped += count;
           this.scheduleSplit(observing);
         },
         state: (state) => {
@@ -209,7 +200,7 @@ export class ObserveHost {
    * else the newest. `fresh`: the page asked anew, so the records start clean under its new id.
    */
   private show(observing: Observing, fresh: boolean): void {
-    const clients = splitClientSessions(observing.messages, MAX_SESSIONS);
+    const clients = splitClientSessions(observing.buffer.messages, MAX_SESSIONS);
     const summaries = clients.map(summarise);
     if (fresh) {
       observing.view?.dispose();
@@ -282,7 +273,7 @@ export class ObserveHost {
           ...(serverName !== undefined ? { serverName } : {}),
         })),
       ...(observing.view ? { selected: observing.view.key } : {}),
-      ...(observing.dropped > 0 ? { dropped: observing.dropped } : {}),
+      ...(observing.buffer.dropped > 0 ? { dropped: observing.buffer.dropped } : {}),
     };
   }
 

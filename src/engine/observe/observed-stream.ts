@@ -18,6 +18,8 @@ const TOKEN_HEADER = 'X-Taskscope-Relay-Token';
 export interface ObservedLine {
   seq: number;
   seen: SeenMessage;
+  /** The line's length in characters: what keeping it costs, near enough. */
+  size: number;
 }
 
 export interface ObservedStreamEvents {
@@ -104,7 +106,7 @@ function headersOf(raw: Record<string, unknown>): Record<string, string> {
 }
 
 /** A SeenMessage as far as the engine relies on its shape; anything else in the line is not read. */
-function lineOf(value: unknown): ObservedLine | { dropped: number } | undefined {
+function lineOf(value: unknown): Omit<ObservedLine, 'size'> | { dropped: number } | undefined {
   if (!isObject(value)) return undefined;
   if (typeof value.dropped === 'number' && Number.isFinite(value.dropped)) return { dropped: value.dropped };
   const seen = value.seen;
@@ -260,6 +262,6 @@ export class ObservedStream {
     // A seq at or below the last read was read already (the server's backlog after a reconnect).
     if (line.seq <= this.after) return;
     this.after = line.seq;
-    lines.push(line);
+    lines.push({ ...line, size: text.length });
   }
 }
