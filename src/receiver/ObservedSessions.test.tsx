@@ -79,6 +79,7 @@ describe('ObservedSessions', () => {
       session: 'client:older@1',
       server: { url: window.location.origin, token: 'page-token' },
     });
+    expect(useConnection.getState()).toMatchObject({ id: 4, url: 'http://up/mcp', status: 'connecting' });
     // The session shown is not asked for again.
     await act(async () => rows()[0]?.click());
     expect(observes()).toHaveLength(1);

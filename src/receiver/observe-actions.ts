@@ -54,8 +54,14 @@ export async function observe(source: string, session?: string): Promise<void> {
     server: { url: window.location.origin, token: token.token },
   });
   if (useConnection.getState().id !== id) return;
-  if (!reply.ok) useConnection.setState({ status: 'error', error: reply.error });
-  else useObserve.setState((s) => ({ news: s.news ?? { ...reply.source, sessions: [] } }));
+  if (!reply.ok) {
+    useConnection.setState({ status: 'error', error: reply.error });
+    return;
+  }
+  useObserve.setState((s) => ({ news: s.news ?? { ...reply.source, sessions: [] } }));
+  // The header's field offers the client's server itself (an HTTP one), to leave the observing for; the report
+  // card names it.
+  if (reply.source.kind === 'http') useConnection.setState({ url: reply.source.upstream });
 }
 
 /** The source a page load should observe: `?observe=NAME`, or none. */
