@@ -112,6 +112,8 @@ describe('an observed client session through the engine', () => {
       sessions: [{ label: 'first 1', era: '2025-11-25', tasks: 1 }],
     });
     expect(news()?.selected).toBe(news()?.sessions[0]?.key);
+    // The client's own session id, as the receiver card shows a session.
+    expect(`session:${engine.health()?.sessionId}`).toBe(news()?.selected);
 
     // Its traffic as the log's rows: the client's requests out, the server's answers in, paired, with HTTP facts.
     const rows = traffic(1);

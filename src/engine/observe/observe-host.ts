@@ -239,16 +239,23 @@ export class ObserveHost {
     });
   }
 
-  /** The header's server and generation: as the server described itself to the client shown. */
+  /** The header's server and generation, as the server described itself to the client shown, and its session. */
   private describeServer(observing: Observing, summary: SessionSummary): void {
     const server = summary.server;
     const era = summary.era;
+    const sessionId = summary.key.startsWith('session:') ? summary.key.slice('session:'.length) : undefined;
     const health = observing.health;
-    if (health.era === era && JSON.stringify(health.server) === JSON.stringify(server)) return;
+    if (
+      health.era === era &&
+      health.sessionId === sessionId &&
+      JSON.stringify(health.server) === JSON.stringify(server)
+    )
+      return;
     this.setHealth(observing, {
       ...health,
       server,
       era,
+      sessionId,
       protocolVersion: server?.protocolVersion ?? era,
       support: server
         ? era === '2026-07-28'
