@@ -13,6 +13,7 @@ import { PROXY_USAGE, parseProxyArgs, type ProxyArgs } from '../proxy/args.js';
 import { UsageError } from '../start/args.js';
 import { openBrowser } from '../start/open-browser.js';
 import { EXIT, startFailure } from './start.js';
+import { untilStopped } from '../start/stop-signal.js';
 import { seenMessages } from '../../devserver/proxy/seen-messages.js';
 import type { Baseline } from '../check/outcome.js';
 import { readBaseline, wantsReport, writeProxyReports } from '../proxy/write-report.js';
@@ -72,35 +73,20 @@ export async function run(argv: string[]): Promise<number> {
   console.log('Ctrl-C stops it.');
   if (args.open) openBrowser(`${started.url}/`);
 
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = () => {
-      if (stopping) return;
-      stopping = true;
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      void (async () => {
-        // The report first (well within 2 s of the signal): closing waits for clients' open streams.
-        let code: number = EXIT.ok;
-        if (wantsReport(args.report) && started.proxy) {
-          const run = await writeProxyReports(
-            args.report,
-            seenMessages(started.proxy.tap.entries()),
-            {
-              upstream: redactUrl(args.upstream),
-              version: packageVersion(),
-              ...(baseline ? { baseline } : {}),
-            },
-            (line) => console.error(`taskscope proxy: ${line}`),
-          );
-          console.log(`client report: ${run.outcome} (${run.reason})`);
-          code = run.exitCode;
-        }
-        await started.close();
-        resolve(code);
-      })();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+  return untilStopped(async () => {
+    // The report first (well within 2 s of the signal): closing waits for clients' open streams.
+    let code: number = EXIT.ok;
+    if (wantsReport(args.report) && started.proxy) {
+      const run = await writeProxyReports(
+        args.report,
+        seenMessages(started.proxy.tap.entries()),
+        { upstream: redactUrl(args.upstream), version: packageVersion(), ...(baseline ? { baseline } : {}) },
+        (line) => console.error(`taskscope proxy: ${line}`),
+      );
+      console.log(`client report: ${run.outcome} (${run.reason})`);
+      code = run.exitCode;
+    }
+    await started.close();
+    return code;
   });
 }
