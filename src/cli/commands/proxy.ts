@@ -57,7 +57,10 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   const endpoint = `${started.url}/proxy/${args.name}/mcp`;
+  // The page opens on this proxy's observed sessions.
+  const page = `${started.url}/?observe=${encodeURIComponent(args.name)}`;
   console.log(`Taskscope ${packageVersion()} on ${started.url}/`);
+  console.log(`page: ${page}`);
   console.log(`client endpoint: ${endpoint}`);
   console.log(`  forwards to   ${redactUrl(args.upstream)}`);
   if (args.headers.length > 0)
@@ -70,7 +73,7 @@ export async function run(argv: string[]): Promise<number> {
       .join('\n'),
   );
   console.log('Ctrl-C stops it.');
-  if (args.open) openBrowser(`${started.url}/`);
+  if (args.open) openBrowser(page);
 
   return new Promise<number>((resolve) => {
     let stopping = false;

@@ -11,6 +11,7 @@ import { format } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { allowedHostsFromEnv } from '../../devserver/guard.js';
+import { stdioSource } from '../../devserver/observed/stdio-source.js';
 import type { StartedApp } from '../../devserver/start.js';
 import { signalServer, spawnServer } from '../../devserver/stdio/child.js';
 import { commandLine } from '../../devserver/stdio/connection.js';
@@ -176,7 +177,7 @@ async function proxy(
   for (const [signal, handler] of handlers) process.on(signal, handler);
 
   let running = true;
-  const page = startPageServer(args, say, () => running).catch((error: unknown) => {
+  const page = startPageServer(args, tap, say, () => running).catch((error: unknown) => {
     say(`the page could not start (${(error as Error).message}); the server's messages still pass`);
     return undefined;
   });
@@ -197,18 +198,24 @@ async function proxy(
   return code;
 }
 
-/** Taskscope's server on the first free port from `--port` (a few tried), its URL said on stderr. */
+/**
+ * Taskscope's server on the first free port from `--port` (a few tried), reading the tap's messages
+ * (/observed/*), its URL — the page on this server's observed traffic — said on stderr.
+ */
 async function startPageServer(
   args: StdioProxyArgs,
+  tap: RingTap,
   say: (line: string) => void,
   running: () => boolean,
 ): Promise<StartedApp | undefined> {
   // Loaded once the server runs: the host's first message need not wait for the page's code.
   const { startApp } = await import('../../devserver/start.js');
   if (!running()) return undefined;
+  const observed = [stdioSource(tap, args.name)];
   const start = (port: number) =>
     startApp({
       port,
+      observed,
       allowedHosts: allowedHostsFromEnv(),
       // Lets tests serve a build of their own, as `taskscope` does (test/e2e/run.mjs).
       ...(process.env.TASKSCOPE_DIST ? { staticDir: path.resolve(process.env.TASKSCOPE_DIST) } : {}),
@@ -235,7 +242,7 @@ async function startPageServer(
       await page.close();
       return undefined;
     }
-    const url = `${page.url}/`;
+    const url = `${page.url}/?observe=${encodeURIComponent(args.name)}`;
     say(
       `${args.name}'s page: ${url}${port !== args.port && args.port !== 0 ? ` (port ${args.port} was in use)` : ''}`,
     );
