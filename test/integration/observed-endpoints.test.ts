@@ -103,7 +103,11 @@ describe('/observed/* with taskscope proxy', () => {
       ['/observed/sources', { 'X-Taskscope-Relay-Token': `${token}x` }, 403],
       ['/observed/messages?source=demo', { 'X-Taskscope-Relay-Token': 'wrong' }, 403],
       ['/observed/sources', { 'X-Taskscope-Relay-Token': token, Origin: 'http://evil.example' }, 403],
-      ['/observed/messages?source=demo', { 'X-Taskscope-Relay-Token': token, Origin: 'http://evil.example' }, 403],
+      [
+        '/observed/messages?source=demo',
+        { 'X-Taskscope-Relay-Token': token, Origin: 'http://evil.example' },
+        403,
+      ],
       ['/observed/sources', { 'X-Taskscope-Relay-Token': token, 'Sec-Fetch-Site': 'cross-site' }, 403],
       ['/observed/sources', { 'X-Taskscope-Relay-Token': token, Host: `evil.example:${port}` }, 403],
       ['/observed/messages?source=nope', { 'X-Taskscope-Relay-Token': token }, 404],
@@ -145,14 +149,17 @@ describe('/observed/* with taskscope proxy', () => {
       const answer = post();
       await waitFor(() => upstream.requests.length === i + 1, 5000);
       upstream.requests[i]?.res.writeHead(401, {
-        'WWW-Authenticate': 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
+        'WWW-Authenticate':
+          'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
         'Content-Type': 'application/json',
       });
       upstream.requests[i]?.res.end('{"error":"unauthorized"}');
       expect((await answer).status).toBe(401);
     }
     const [source] = await sourcesOf(started.url, token);
-    expect(source?.note).toContain(`taskscope proxy ${upstream.url} --header 'Authorization: Bearer \${TOKEN}'`);
+    expect(source?.note).toContain(
+      `taskscope proxy ${upstream.url} --header 'Authorization: Bearer \${TOKEN}'`,
+    );
     expect(source?.note).toContain('401');
     expect(warnings.filter((w) => w.includes('--header'))).toHaveLength(1);
   });

@@ -133,7 +133,7 @@ describe('taskscope proxy --stdio', () => {
     expect(hostOut.equals(serverOut)).toBe(true);
   });
 
-  it("the page reads the messages both ways at /observed/*, from the first, then live", async (ctx) => {
+  it('the page reads the messages both ways at /observed/*, from the first, then live', async (ctx) => {
     const { client, stderr } = await host([...PROXY, 'name=ev', '--port', '0', '--', ...EVERYTHING], ctx);
     await client.listTools();
     await waitFor(() => PAGE_LINE.test(stderr()), 10_000);

@@ -11,6 +11,7 @@ import { format } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { allowedHostsFromEnv } from '../../devserver/guard.js';
+import type { ObservedSource } from '../../devserver/observed/source.js';
 import { stdioSource } from '../../devserver/observed/stdio-source.js';
 import type { StartedApp } from '../../devserver/start.js';
 import { signalServer, spawnServer } from '../../devserver/stdio/child.js';
@@ -73,6 +74,8 @@ async function proxy(
   // What the page will show: the server's stderr and the proxy's notes, and the messages both ways.
   const consoleRing = new ConsoleRing();
   const tap = new RingTap();
+  // The tap's messages as the page and the report read them.
+  const observed = stdioSource(tap, args.name);
 
   let child: ChildProcess;
   try {
@@ -144,7 +147,7 @@ async function proxy(
   const report = () =>
     writeProxyReports(
       args.report,
-      tap.after(0).map((m) => ({ at: m.at, wallTime: m.at, from: m.direction, message: m.message })),
+      observed.after(0).map((m) => m.seen),
       { upstream: `stdio:${args.name}`, version: packageVersion(), ...(baseline ? { baseline } : {}) },
       say,
     );
@@ -177,7 +180,7 @@ async function proxy(
   for (const [signal, handler] of handlers) process.on(signal, handler);
 
   let running = true;
-  const page = startPageServer(args, tap, say, () => running).catch((error: unknown) => {
+  const page = startPageServer(args, observed, say, () => running).catch((error: unknown) => {
     say(`the page could not start (${(error as Error).message}); the server's messages still pass`);
     return undefined;
   });
@@ -199,23 +202,22 @@ async function proxy(
 }
 
 /**
- * Taskscope's server on the first free port from `--port` (a few tried), reading the tap's messages
- * (/observed/*), its URL — the page on this server's observed traffic — said on stderr.
+ * Taskscope's server on the first free port from `--port` (a few tried), serving the tap's messages to the
+ * page (/observed/*), its URL — the page on this server's observed traffic — said on stderr.
  */
 async function startPageServer(
   args: StdioProxyArgs,
-  tap: RingTap,
+  observed: ObservedSource,
   say: (line: string) => void,
   running: () => boolean,
 ): Promise<StartedApp | undefined> {
   // Loaded once the server runs: the host's first message need not wait for the page's code.
   const { startApp } = await import('../../devserver/start.js');
   if (!running()) return undefined;
-  const observed = [stdioSource(tap, args.name)];
   const start = (port: number) =>
     startApp({
       port,
-      observed,
+      observed: [observed],
       allowedHosts: allowedHostsFromEnv(),
       // Lets tests serve a build of their own, as `taskscope` does (test/e2e/run.mjs).
       ...(process.env.TASKSCOPE_DIST ? { staticDir: path.resolve(process.env.TASKSCOPE_DIST) } : {}),

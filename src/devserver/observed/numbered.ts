@@ -1,5 +1,9 @@
 /** Items numbered in increasing order (a ring of messages): those above `seq`, oldest first, at most `limit`. */
-export function numberedAfter<T extends { seq: number }>(items: readonly T[], seq: number, limit = Infinity): T[] {
+export function numberedAfter<T extends { seq: number }>(
+  items: readonly T[],
+  seq: number,
+  limit = Infinity,
+): T[] {
   let low = 0;
   let high = items.length;
   while (low < high) {

@@ -68,9 +68,10 @@ export function streamMessages(
   const unsubscribe = source.subscribe(() => {
     if (done) return;
     if (!draining) pump();
-    else if (!first && gapAhead() > 0) cutOff();
+    else if (gapAhead() > 0) cutOff();
   });
   const finish = () => {
+    if (done) return;
     done = true;
     unsubscribe();
   };
