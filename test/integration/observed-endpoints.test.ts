@@ -81,6 +81,17 @@ describe('/observed/* with taskscope proxy', () => {
     expect(call?.seen?.sessionId).toEqual(expect.any(String));
     expect(call?.seen?.exchange).toEqual(expect.any(Number));
 
+    // A task flow as it passes: the call, the client's polls, its fetch of the result, and the result.
+    for await (const message of client.experimental.tasks.callToolStream({
+      name: 'slow_job',
+      arguments: { durationMs: 200, steps: 2, pollIntervalMs: 50, label: 'observed' },
+    }))
+      if (message.type === 'error') throw new Error(String(message.error));
+    await waitFor(() => JSON.stringify(stream.lines).includes('Finished observed: 2 steps in 200 ms.'), 5000);
+    expect(summary(stream.lines)).toEqual(
+      expect.arrayContaining(['client tools/call', 'client tasks/get', 'client tasks/result']),
+    );
+
     const seqs = stream.lines.map((l) => l.seq);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     const answer = stream.lines.find((l) => l.seen?.from === 'server');
