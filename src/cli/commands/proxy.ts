@@ -58,7 +58,10 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   const endpoint = `${started.url}/proxy/${args.name}/mcp`;
+  // The page opens on this proxy's observed sessions.
+  const page = `${started.url}/?observe=${encodeURIComponent(args.name)}`;
   console.log(`Taskscope ${packageVersion()} on ${started.url}/`);
+  console.log(`page: ${page}`);
   console.log(`client endpoint: ${endpoint}`);
   console.log(`  forwards to   ${redactUrl(args.upstream)}`);
   if (args.headers.length > 0)
@@ -71,7 +74,7 @@ export async function run(argv: string[]): Promise<number> {
       .join('\n'),
   );
   console.log('Ctrl-C stops it.');
-  if (args.open) openBrowser(`${started.url}/`);
+  if (args.open) openBrowser(page);
 
   return untilStopped(async () => {
     // The report first (well within 2 s of the signal): closing waits for clients' open streams.
