@@ -12,6 +12,9 @@ import { createRelay, newRelayToken } from './relay/route.js';
 import { packageRoot } from './package-root.js';
 import { createStdioBridge, type StdioBridge, type StdioBridgeOptions } from './stdio/bridge.js';
 import { createProxyRoutes, type ProxyRoute, type ProxyRoutes } from './proxy/route.js';
+import { httpSource } from './observed/http-source.js';
+import { observedRoutes } from './observed/routes.js';
+import type { ObservedSource } from './observed/source.js';
 
 const root = packageRoot();
 
@@ -27,6 +30,8 @@ export interface StartedApp extends Listening {
   stdio?: StdioBridge;
   /** The client endpoints at /proxy/<name>/mcp and their tap, when any were named. */
   proxy?: ProxyRoutes;
+  /** What the page reads at /observed/*: each HTTP proxy's traffic, then the sources passed in. */
+  observed: readonly ObservedSource[];
 }
 
 export interface StartOptions {
@@ -51,8 +56,10 @@ export interface StartOptions {
   home?: string;
   /** Upstreams to forward to from /proxy/<name>/mcp (`taskscope proxy`). */
   proxies?: readonly ProxyRoute[];
-  /** Told what a proxy refuses of its upstream; stderr by default. */
+  /** Told what a proxy refuses of its upstream, and what the page is told of it (a 401); stderr by default. */
   onProxyWarning?: (message: string) => void;
+  /** Observed traffic besides the HTTP proxies' (`proxy --stdio` passes its tap's). */
+  observed?: readonly ObservedSource[];
 }
 
 /**
@@ -71,7 +78,11 @@ export async function startApp({
   home,
   proxies = [],
   onProxyWarning,
+  observed: extraSources = [],
 }: StartOptions): Promise<StartedApp> {
+  const sourceNames = [...proxies.map((p) => p.name), ...extraSources.map((s) => s.name)];
+  if (new Set(sourceNames).size < sourceNames.length)
+    throw new Error('Two observed sources (proxies) have the same name');
   const app = express();
   app.disable('x-powered-by');
   // No page may frame Taskscope: a framing page could steer a person's clicks onto "Connect through the
@@ -96,13 +107,26 @@ export async function startApp({
       ? createStdioBridge({ ...stdio, token: relayToken, allowedHosts })
       : undefined;
   if (bridge) app.use(bridge.handler);
-  // Everything else here is Taskscope's own page and what only it may ask for.
-  app.use(plainGuard({ allowedHosts, pages: 'own' }));
-  app.get('/demo/faults', faultsListing({ receiver: '/demo/mcp', auth: '/demo/mcp-auth' }));
 
   // The proxy answers before Express: none of the page's headers, guards or fallbacks touch what it passes.
   const proxy =
     proxies.length > 0 ? createProxyRoutes(proxies, { allowedHosts, onWarning: onProxyWarning }) : undefined;
+  const httpSources = proxy
+    ? proxy.targets.map(({ name, upstream }) =>
+        httpSource({
+          tap: proxy.tap,
+          name,
+          upstream,
+          onNote: (note) => (onProxyWarning ?? console.error)(`Taskscope proxy: ${note}`),
+        }),
+      )
+    : [];
+  const observed = [...httpSources, ...extraSources];
+  // Its refusals are JSON, as the relay's, so it checks Host, Origin and the token itself.
+  app.use(observedRoutes({ token: relayToken, allowedHosts, sources: observed }));
+  // Everything else here is Taskscope's own page and what only it may ask for.
+  app.use(plainGuard({ allowedHosts, pages: 'own' }));
+  app.get('/demo/faults', faultsListing({ receiver: '/demo/mcp', auth: '/demo/mcp-auth' }));
   const httpServer = proxy
     ? createServer((req, res) => {
         if (!proxy.handle(req, res)) app(req, res);
@@ -174,11 +198,13 @@ export async function startApp({
     relayToken,
     stdio: bridge,
     proxy,
+    observed,
     close: async () => {
       // The servers first: their pages' streams end with them, and no process outlives Taskscope.
       await bridge?.close();
       relay.close();
       proxy?.close();
+      for (const source of httpSources) source.close();
       await receiver.close();
       await receiver2026.close();
       await demoAuth.close();

@@ -147,6 +147,8 @@ test('the lists: up and down move through the tools, the tasks and the traffic, 
   // The tool list: down from the search enters it, up from the first tool goes back to the search.
   const toolList = page.getByTestId('tool-list');
   const search = page.getByTestId('tool-search');
+  // Connected is said before tools/list has answered: the list fills a moment later.
+  await expect.poll(() => toolList.getByRole('button').count()).toBeGreaterThan(3);
   const tools = await toolList
     .getByRole('button')
     .evaluateAll((buttons) => buttons.map((b) => (b as HTMLElement).dataset.testid));

@@ -405,6 +405,8 @@ describe('taskscope proxy, the command', () => {
       cli.output(),
     )?.[1];
     expect(endpoint).toBe(`${cli.url}/proxy/scripted/mcp`);
+    // The page opens on what this proxy observes.
+    expect(cli.output()).toMatch(new RegExp(`^page: ${cli.url}/\\?observe=scripted$`, 'm'));
     expect(cli.output()).toContain(`"url": "${endpoint}"`);
     expect(cli.output()).not.toContain('from-the-env');
     const call = rawRequest(`${endpoint}?x=1`, {

@@ -11,8 +11,9 @@ import { StdioClientTransport as StdioClientTransport2 } from '@modelcontextprot
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { EVERYTHING_ENTRY, isAlive, repoRoot } from '../helpers/stdio';
 import { makeStubDist } from '../helpers/stub-dist';
-import { SOURCE_CLI } from '../helpers/taskscope-cli';
+import { SOURCE_CLI, tokenOf } from '../helpers/taskscope-cli';
 import { waitFor } from '../helpers/wait';
+import { observedStream, summary } from '../helpers/observed';
 
 /**
  * `taskscope proxy --stdio -- cmd…` as a host runs it: a real process between the SDK's StdioClientTransport
@@ -24,7 +25,7 @@ const TEE = path.join(repoRoot, 'test/servers/stdio-tee.mjs');
 const EVERYTHING = [process.execPath, EVERYTHING_ENTRY, 'stdio'];
 const DEMO_2026 = [process.execPath, '--import', 'tsx', 'src/devserver/demo-2026/stdio-main.ts'];
 const PAGE_LINE =
-  /^taskscope proxy: \S+'s page: (http:\/\/127\.0\.0\.1:(\d+)\/)(?: \(port (\d+) was in use\))?$/m;
+  /^taskscope proxy: \S+'s page: (http:\/\/127\.0\.0\.1:(\d+)\/)\?observe=\S+(?: \(port (\d+) was in use\))?$/m;
 
 let dist: { dir: string; remove: () => Promise<void> };
 let scratch: string;
@@ -130,6 +131,39 @@ describe('taskscope proxy --stdio', () => {
     // stdout carries the server's bytes and nothing else.
     expect(serverOut.toString()).toContain('héllo ✓');
     expect(hostOut.equals(serverOut)).toBe(true);
+  });
+
+  it('the page reads the messages both ways at /observed/*, from the first, then live', async (ctx) => {
+    const { client, stderr } = await host([...PROXY, 'name=ev', '--port', '0', '--', ...EVERYTHING], ctx);
+    await client.listTools();
+    await waitFor(() => PAGE_LINE.test(stderr()), 10_000);
+    const page = new URL(/'s page: (\S+)/.exec(stderr())![1]!);
+    expect(page.search).toBe('?observe=ev');
+    const token = await tokenOf(page.origin);
+    const sources = await fetch(`${page.origin}/observed/sources`, {
+      headers: { 'X-Taskscope-Relay-Token': token },
+    });
+    expect(await sources.json()).toEqual({ sources: [{ name: 'ev', kind: 'stdio', upstream: 'stdio:ev' }] });
+
+    const stream = await observedStream(page.origin, { source: 'ev' }, token);
+    ctx.onTestFinished(() => stream.close());
+    await waitFor(() => summary(stream.lines).includes('client tools/list'), 10_000);
+    // The server may say more on its own (log notifications): the handshake's order is what holds.
+    const told = summary(stream.lines);
+    expect(told[0]).toBe('client initialize');
+    expect(told.indexOf('server result')).toBeLessThan(told.indexOf('client notifications/initialized'));
+    const before = stream.lines.length;
+    await client.callTool({ name: 'echo', arguments: { message: 'seen live' } });
+    await waitFor(() => summary(stream.lines.slice(before)).includes('server result'), 10_000);
+    const call = stream.lines.find((l) => summary([l])[0] === 'client tools/call');
+    expect(call?.seen).toEqual({
+      at: expect.any(Number),
+      wallTime: call?.seen?.at,
+      from: 'client',
+      message: expect.objectContaining({ method: 'tools/call' }),
+    });
+    const seqs = stream.lines.map((l) => l.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
   });
 
   it('writes the client report files when the host closes: the client named, judged by the client rules', async (ctx) => {

@@ -7,7 +7,7 @@ import { oneLine } from '../../format/control-chars';
 import { RULE_BY_ID, strengthFor } from '../../rules/catalogue';
 import { VERDICT_ORDER, countsLine, offenceText } from '../../rules/report-markdown';
 import type { ReportCard, Verdict } from '../../rules/report-types';
-import type { CheckRun, JudgedRule } from './outcome';
+import type { CheckRun, Judged, JudgedRule } from './outcome';
 
 /** What the run used besides the card: the tool it ran, and how it was chosen. */
 export interface RunFacts {
@@ -78,6 +78,61 @@ export function xmlText(text: string): string {
 }
 
 /**
+ * One judged rule as a JUnit testcase: failing (or a stale baseline entry) as <failure>, an expected failure and
+ * a rule not observed as <skipped>, any other with its details in <system-out>. `check` and `proxy` both use it.
+ */
+export function junitRuleCase(
+  classname: string,
+  name: string,
+  { rule, failing, baseline }: JudgedRule<Judged & { reason: string }>,
+  detail: string,
+): { lines: string[]; failed: boolean; skipped: boolean } {
+  const open = `    <testcase classname="${classname}" name="${xmlText(name)}" time="0">`;
+  const close = '    </testcase>';
+  if (baseline === 'stale')
+    return {
+      lines: [
+        open,
+        `      <failure message="${xmlText(`stale baseline entry: ${rule.id} no longer fails (${rule.verdict}); remove it from the baseline`)}" type="stale-baseline">${xmlText(detail)}</failure>`,
+        close,
+      ],
+      failed: true,
+      skipped: false,
+    };
+  if (baseline === 'expected')
+    return {
+      lines: [
+        open,
+        `      <skipped message="${xmlText(`expected failure (baseline): ${rule.reason}`)}"/>`,
+        close,
+      ],
+      failed: false,
+      skipped: true,
+    };
+  if (failing)
+    return {
+      lines: [
+        open,
+        `      <failure message="${xmlText(rule.reason)}" type="${rule.verdict}">${xmlText(detail)}</failure>`,
+        close,
+      ],
+      failed: true,
+      skipped: false,
+    };
+  if (rule.verdict === 'unobserved')
+    return {
+      lines: [open, `      <skipped message="${xmlText(`not observed: ${rule.reason}`)}"/>`, close],
+      failed: false,
+      skipped: true,
+    };
+  return {
+    lines: [open, `      <system-out>${xmlText(detail)}</system-out>`, close],
+    failed: false,
+    skipped: false,
+  };
+}
+
+/**
  * JUnit XML: one testsuite, one testcase per rule. Failing rules are <failure>, rules not observed and
  * expected failures (the baseline) are <skipped>; an incomplete run adds one testcase with an <error>.
  */
@@ -100,22 +155,15 @@ export function junitXml(card: ReportCard, run: CheckRun): string {
       ...(rule.firstOffence ? [`evidence: ${offenceText(rule.firstOffence)}`] : []),
       ...(def?.spec[era] ? [`spec: ${def.spec[era]}`] : []),
     ].join('\n');
-    const open = `    <testcase classname="taskscope.${era}" name="${xmlText(name)}" time="0">`;
-    let body: string;
-    if (baseline === 'stale') {
-      failures++;
-      body = `      <failure message="${xmlText(`stale baseline entry: ${rule.id} no longer fails (${rule.verdict}); remove it from the baseline`)}" type="stale-baseline">${xmlText(detail)}</failure>`;
-    } else if (baseline === 'expected') {
-      skipped++;
-      body = `      <skipped message="${xmlText(`expected failure (baseline): ${rule.reason}`)}"/>`;
-    } else if (failing) {
-      failures++;
-      body = `      <failure message="${xmlText(rule.reason)}" type="${rule.verdict}">${xmlText(detail)}</failure>`;
-    } else if (rule.verdict === 'unobserved') {
-      skipped++;
-      body = `      <skipped message="${xmlText(`not observed: ${rule.reason}`)}"/>`;
-    } else body = `      <system-out>${xmlText(detail)}</system-out>`;
-    cases.push(open, body, '    </testcase>');
+    const one = junitRuleCase(
+      `taskscope.${era}`,
+      name,
+      { rule, failing, ...(baseline ? { baseline } : {}) },
+      detail,
+    );
+    if (one.failed) failures++;
+    if (one.skipped) skipped++;
+    cases.push(...one.lines);
   }
   let errors = 0;
   if (run.outcome === 'incomplete' || run.outcome === 'unreachable') {

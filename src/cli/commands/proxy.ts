@@ -13,6 +13,7 @@ import { PROXY_USAGE, parseProxyArgs, type ProxyArgs } from '../proxy/args.js';
 import { UsageError } from '../start/args.js';
 import { openBrowser } from '../start/open-browser.js';
 import { EXIT, startFailure } from './start.js';
+import { untilStopped } from '../start/stop-signal.js';
 import { seenMessages } from '../../devserver/proxy/seen-messages.js';
 import type { Baseline } from '../check/outcome.js';
 import { readBaseline, wantsReport, writeProxyReports } from '../proxy/write-report.js';
@@ -57,7 +58,10 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   const endpoint = `${started.url}/proxy/${args.name}/mcp`;
+  // The page opens on this proxy's observed sessions.
+  const page = `${started.url}/?observe=${encodeURIComponent(args.name)}`;
   console.log(`Taskscope ${packageVersion()} on ${started.url}/`);
+  console.log(`page: ${page}`);
   console.log(`client endpoint: ${endpoint}`);
   console.log(`  forwards to   ${redactUrl(args.upstream)}`);
   if (args.headers.length > 0)
@@ -70,37 +74,22 @@ export async function run(argv: string[]): Promise<number> {
       .join('\n'),
   );
   console.log('Ctrl-C stops it.');
-  if (args.open) openBrowser(`${started.url}/`);
+  if (args.open) openBrowser(page);
 
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = () => {
-      if (stopping) return;
-      stopping = true;
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      void (async () => {
-        // The report first (well within 2 s of the signal): closing waits for clients' open streams.
-        let code: number = EXIT.ok;
-        if (wantsReport(args.report) && started.proxy) {
-          const run = await writeProxyReports(
-            args.report,
-            seenMessages(started.proxy.tap.entries()),
-            {
-              upstream: redactUrl(args.upstream),
-              version: packageVersion(),
-              ...(baseline ? { baseline } : {}),
-            },
-            (line) => console.error(`taskscope proxy: ${line}`),
-          );
-          console.log(`client report: ${run.outcome} (${run.reason})`);
-          code = run.exitCode;
-        }
-        await started.close();
-        resolve(code);
-      })();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+  return untilStopped(async () => {
+    // The report first (well within 2 s of the signal): closing waits for clients' open streams.
+    let code: number = EXIT.ok;
+    if (wantsReport(args.report) && started.proxy) {
+      const run = await writeProxyReports(
+        args.report,
+        seenMessages(started.proxy.tap.entries()),
+        { upstream: redactUrl(args.upstream), version: packageVersion(), ...(baseline ? { baseline } : {}) },
+        (line) => console.error(`taskscope proxy: ${line}`),
+      );
+      console.log(`client report: ${run.outcome} (${run.reason})`);
+      code = run.exitCode;
+    }
+    await started.close();
+    return code;
   });
 }

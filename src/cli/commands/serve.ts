@@ -15,6 +15,7 @@ import { parseTraceText } from '../../engine/trace/schema';
 import type { Trace } from '../../engine/trace/schema';
 import { createRecordedReceiver } from '../serve/recorded-receiver';
 import { UsageError, readArgs } from '../start/args';
+import { untilStopped } from '../start/stop-signal';
 
 export const SERVE_USAGE = `Usage:
   taskscope serve <trace.json> [--port N] [--speed X | --step]
@@ -107,24 +108,18 @@ export async function run(argv: string[]): Promise<number> {
     const moved = receiver.step();
     if (moved === 0) console.log('  (no task to move on: none running, or each waits for an answer)');
   });
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = () => {
-      // Ctrl-C closes the terminal's reader too, whose close would stop it a second time.
-      if (stopping) return;
-      stopping = true;
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+  // Ctrl-C closes the terminal's reader too, whose close would stop it a second time: it stops once.
+  return untilStopped(
+    async () => {
       lines?.close();
       offEvents();
       receiver.close();
       listening.server.closeAllConnections();
-      void listening.close().then(() => resolve(0));
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    lines?.on('close', stop);
-  });
+      await listening.close();
+      return 0;
+    },
+    { also: (stop) => lines?.on('close', stop) },
+  );
 }
 
 /** The demo trace the page ships: public/ in the repository, dist/ in the package. */

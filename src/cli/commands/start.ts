@@ -9,6 +9,7 @@ import { commandLine } from '../../devserver/stdio/connection.js';
 import { USAGE, UsageError, parseStartArgs, type StartArgs } from '../start/args.js';
 import { openBrowser } from '../start/open-browser.js';
 import { extraHosts, nextFreePort } from '../start/network.js';
+import { untilStopped } from '../start/stop-signal.js';
 
 /** Exit codes: 0 stopped by Ctrl-C or done; 1 could not start (port in use, no build); 2 a mistake in the command. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -103,31 +104,22 @@ export async function run(argv: string[]): Promise<number> {
   console.log('Ctrl-C stops it.');
   if (args.open) openBrowser(pageUrl);
 
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = () => {
-      if (stopping) {
-        console.log('Still stopping: waiting for the stdio servers to exit…');
-        return;
-      }
-      stopping = true;
-      const running = started.stdio?.connections().filter((c) => c.alive).length ?? 0;
-      if (running > 0)
-        console.log(
-          `Stopping ${running} stdio server${running === 1 ? '' : 's'} (stdin, SIGTERM, then SIGKILL)…`,
-        );
+  return untilStopped(
+    async () => {
       const servers = started.stdio?.connections().filter((c) => c.alive) ?? [];
-      void started.close().then(() => {
-        for (const conn of servers)
-          console.log(
-            `  ${conn.receiver.name} (pid ${conn.child?.pid ?? '?'}) ${conn.child?.describeEnd() ?? 'stopped'}`,
-          );
-        resolve(EXIT.ok);
-      });
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+      if (servers.length > 0)
+        console.log(
+          `Stopping ${servers.length} stdio server${servers.length === 1 ? '' : 's'} (stdin, SIGTERM, then SIGKILL)…`,
+        );
+      await started.close();
+      for (const conn of servers)
+        console.log(
+          `  ${conn.receiver.name} (pid ${conn.child?.pid ?? '?'}) ${conn.child?.describeEnd() ?? 'stopped'}`,
+        );
+      return EXIT.ok;
+    },
+    { again: () => console.log('Still stopping: waiting for the stdio servers to exit…') },
+  );
 }
 
 /** Why the server did not start, as a sentence with what to do (a free port when the one asked for is taken). */

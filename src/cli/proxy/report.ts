@@ -8,7 +8,7 @@ import type { SeenMessage } from '../../rules/client-evidence';
 import { judgeClient, type ClientCard, type ClientRuleResult } from '../../rules/client-judge';
 import { splitClientSessions, UNNAMED_CLIENT, type ObservedClient } from '../../rules/client-sessions';
 import { countsLine, markdownCell, offenceText, VERDICT_ORDER } from '../../rules/report-markdown';
-import { CHECK_JSON_FORMAT, CHECK_JSON_VERSION, xmlText } from '../check/outputs';
+import { CHECK_JSON_FORMAT, CHECK_JSON_VERSION, junitRuleCase, xmlText } from '../check/outputs';
 import { EXIT, judgeRules, type CheckRun, type JudgedRule, type RunOptions } from '../check/outcome';
 
 export interface ClientReport {
@@ -124,7 +124,7 @@ export function proxyJunit(run: ProxyRun, facts: ProxyFacts): string {
     let failures = 0;
     let skipped = 0;
     for (const judged of own.rules) {
-      const { rule, failing, baseline } = judged;
+      const { rule } = judged;
       const detail = ruleJson(judged, card);
       const text = [
         `verdict: ${rule.verdict} (${detail.strength ?? ''}, ${rule.observations} observation${rule.observations === 1 ? '' : 's'})`,
@@ -132,27 +132,10 @@ export function proxyJunit(run: ProxyRun, facts: ProxyFacts): string {
         ...(rule.firstOffence ? [`evidence: ${offenceText(rule.firstOffence)}`] : []),
         ...(detail.spec ? [`source: ${detail.spec}`] : []),
       ].join('\n');
-      cases.push(
-        `    <testcase classname="taskscope.client.${card.era}" name="${xmlText(`${rule.id}: ${detail.title}`)}" time="0">`,
-      );
-      if (baseline === 'stale') {
-        failures++;
-        cases.push(
-          `      <failure message="${xmlText(`stale baseline entry: ${rule.id} no longer fails`)}" type="stale-baseline">${xmlText(text)}</failure>`,
-        );
-      } else if (baseline === 'expected') {
-        skipped++;
-        cases.push(`      <skipped message="${xmlText(`expected failure (baseline): ${rule.reason}`)}"/>`);
-      } else if (failing) {
-        failures++;
-        cases.push(
-          `      <failure message="${xmlText(rule.reason)}" type="${rule.verdict}">${xmlText(text)}</failure>`,
-        );
-      } else if (rule.verdict === 'unobserved') {
-        skipped++;
-        cases.push(`      <skipped message="${xmlText(`not observed: ${rule.reason}`)}"/>`);
-      } else cases.push(`      <system-out>${xmlText(text)}</system-out>`);
-      cases.push('    </testcase>');
+      const one = junitRuleCase(`taskscope.client.${card.era}`, `${rule.id}: ${detail.title}`, judged, text);
+      if (one.failed) failures++;
+      if (one.skipped) skipped++;
+      cases.push(...one.lines);
     }
     const tests = own.rules.length;
     totals.tests += tests;

@@ -11,6 +11,8 @@ import { format } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { allowedHostsFromEnv } from '../../devserver/guard.js';
+import type { ObservedSource } from '../../devserver/observed/source.js';
+import { stdioSource } from '../../devserver/observed/stdio-source.js';
 import type { StartedApp } from '../../devserver/start.js';
 import { signalServer, spawnServer } from '../../devserver/stdio/child.js';
 import { commandLine } from '../../devserver/stdio/connection.js';
@@ -72,6 +74,8 @@ async function proxy(
   // What the page will show: the server's stderr and the proxy's notes, and the messages both ways.
   const consoleRing = new ConsoleRing();
   const tap = new RingTap();
+  // The tap's messages as the page and the report read them.
+  const observed = stdioSource(tap, args.name);
 
   let child: ChildProcess;
   try {
@@ -143,7 +147,7 @@ async function proxy(
   const report = () =>
     writeProxyReports(
       args.report,
-      tap.after(0).map((m) => ({ at: m.at, wallTime: m.at, from: m.direction, message: m.message })),
+      observed.after(0).map((m) => m.seen),
       { upstream: `stdio:${args.name}`, version: packageVersion(), ...(baseline ? { baseline } : {}) },
       say,
     );
@@ -176,7 +180,7 @@ async function proxy(
   for (const [signal, handler] of handlers) process.on(signal, handler);
 
   let running = true;
-  const page = startPageServer(args, say, () => running).catch((error: unknown) => {
+  const page = startPageServer(args, observed, say, () => running).catch((error: unknown) => {
     say(`the page could not start (${(error as Error).message}); the server's messages still pass`);
     return undefined;
   });
@@ -197,9 +201,13 @@ async function proxy(
   return code;
 }
 
-/** Taskscope's server on the first free port from `--port` (a few tried), its URL said on stderr. */
+/**
+ * Taskscope's server on the first free port from `--port` (a few tried), serving the tap's messages to the
+ * page (/observed/*), its URL — the page on this server's observed traffic — said on stderr.
+ */
 async function startPageServer(
   args: StdioProxyArgs,
+  observed: ObservedSource,
   say: (line: string) => void,
   running: () => boolean,
 ): Promise<StartedApp | undefined> {
@@ -209,6 +217,7 @@ async function startPageServer(
   const start = (port: number) =>
     startApp({
       port,
+      observed: [observed],
       allowedHosts: allowedHostsFromEnv(),
       // Lets tests serve a build of their own, as `taskscope` does (test/e2e/run.mjs).
       ...(process.env.TASKSCOPE_DIST ? { staticDir: path.resolve(process.env.TASKSCOPE_DIST) } : {}),
@@ -235,7 +244,7 @@ async function startPageServer(
       await page.close();
       return undefined;
     }
-    const url = `${page.url}/`;
+    const url = `${page.url}/?observe=${encodeURIComponent(args.name)}`;
     say(
       `${args.name}'s page: ${url}${port !== args.port && args.port !== 0 ? ` (port ${args.port} was in use)` : ''}`,
     );

@@ -4,6 +4,7 @@
  * is kept only: an over-long line, a line that is not JSON, or one pushed out of the ring is counted, never
  * held, and forwarding never waits on any of it.
  */
+import { numberedAfter } from '../../devserver/observed/numbered.js';
 import { LineReader } from '../../devserver/stdio/line-reader.js';
 
 export type TapDirection = 'client' | 'server';
@@ -33,6 +34,7 @@ export const TAP_LIMITS = {
 /** The messages kept, newest last, within `maxMessages` and `maxBytes` (the newest is kept whatever its size). */
 export class RingTap implements ProxyTap {
   private readonly messages: Array<TappedMessage & { bytes: number }> = [];
+  private readonly listeners = new Set<(message: TappedMessage) => void>();
   private bytes = 0;
   private nextSeq = 1;
   /** Messages pushed out by the caps since the start. */
@@ -45,7 +47,8 @@ export class RingTap implements ProxyTap {
 
   record(direction: TapDirection, message: unknown, at: number, bytes?: number): void {
     const size = bytes ?? JSON.stringify(message)?.length ?? 0;
-    this.messages.push({ seq: this.nextSeq++, direction, message, at, bytes: size });
+    const kept = { seq: this.nextSeq++, direction, message, at };
+    this.messages.push({ ...kept, bytes: size });
     this.bytes += size;
     while (
       this.messages.length > this.maxMessages ||
@@ -54,12 +57,25 @@ export class RingTap implements ProxyTap {
       this.bytes -= this.messages.shift()?.bytes ?? 0;
       this.dropped++;
     }
+    for (const listener of this.listeners) {
+      try {
+        listener(kept);
+      } catch (error) {
+        // A reader's failure (the page's stream) is its own: forwarding goes on.
+        console.error(error);
+      }
+    }
   }
 
-  /** The messages after `seq` (all that are kept, for 0). */
-  after(seq: number): TappedMessage[] {
-    const first = this.messages.findIndex((m) => m.seq > seq);
-    return first < 0 ? [] : this.messages.slice(first).map(({ bytes: _, ...kept }) => kept);
+  /** The messages after `seq` (all that are kept, for 0), oldest first, at most `limit` of them. */
+  after(seq: number, limit = Infinity): TappedMessage[] {
+    return numberedAfter(this.messages, seq, limit).map(({ bytes: _, ...kept }) => kept);
+  }
+
+  /** Calls `listener` with each message as it is kept; returns the unsubscribe. */
+  subscribe(listener: (message: TappedMessage) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 }
 

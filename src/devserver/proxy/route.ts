@@ -27,6 +27,8 @@ export interface ProxyRoutes {
   handle: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Taskscope's copy of what passed. */
   tap: ProxyTap;
+  /** Each proxy's NAME and its upstream as messages name it (credentials replaced). */
+  targets: ReadonlyArray<{ name: string; upstream: string }>;
   close: () => void;
 }
 
@@ -96,5 +98,10 @@ export function createProxyRoutes(
     return true;
   };
 
-  return { handle, tap, close: forwarder.close };
+  return {
+    handle,
+    tap,
+    targets: [...targets.values()].map((t) => ({ name: t.name, upstream: t.described })),
+    close: forwarder.close,
+  };
 }

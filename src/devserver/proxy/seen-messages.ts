@@ -1,10 +1,11 @@
 /**
  * The tap's exchanges as the JSON-RPC messages that passed, in the order they passed: what the client rules
- * judge (rules/client-judge.ts) and an observed session is built from. A body the tap cut is not JSON and is
- * skipped; nothing here throws.
+ * judge (rules/client-judge.ts) and an observed session is built from (devserver/observed/). Each part of an
+ * exchange has its function, so a live reader can turn each part as it becomes known. A body the tap cut is
+ * not JSON and is skipped; nothing here throws.
  */
 import type { SeenMessage } from '../../mcp/index.js';
-import type { TapExchange } from './tap-types.js';
+import type { TapEvent, TapExchange } from './tap-types.js';
 
 const lowerCased = (headers: ReadonlyArray<[string, string]>): Record<string, string> => {
   const out: Record<string, string> = {};
@@ -22,35 +23,71 @@ function parsed(text: string): unknown[] {
   }
 }
 
+/** What every message of the exchange carries: its number and its session. */
+function common(exchange: TapExchange): Pick<SeenMessage, 'exchange' | 'sessionId'> {
+  const sessionId =
+    exchange.request.headers.find(([n]) => n.toLowerCase() === 'mcp-session-id')?.[1] ??
+    exchange.response?.headers.find(([n]) => n.toLowerCase() === 'mcp-session-id')?.[1];
+  return { exchange: exchange.seq, ...(sessionId !== undefined ? { sessionId } : {}) };
+}
+
+/** What the answer's messages carry: its status and headers. */
+function answer(exchange: TapExchange): Omit<SeenMessage, 'at' | 'wallTime' | 'from' | 'message'> {
+  const response = exchange.response;
+  return {
+    ...(response ? { httpStatus: response.status, responseHeaders: lowerCased(response.headers) } : {}),
+    ...common(exchange),
+  };
+}
+
+/** The client's messages: its request body, once whole (none when the tap cut it). */
+export function clientMessages(exchange: TapExchange): SeenMessage[] {
+  if (exchange.request.bodyTruncated) return [];
+  const headers = lowerCased(exchange.request.headers);
+  const at = exchange.startedAt;
+  return parsed(exchange.request.body).map((message) => ({
+    at,
+    wallTime: at,
+    from: 'client',
+    message,
+    headers,
+    ...common(exchange),
+  }));
+}
+
+/** The server's messages in a JSON answer's body, once whole; timed at the answer's end. */
+export function bodyMessages(exchange: TapExchange): SeenMessage[] {
+  const response = exchange.response;
+  if (!response || exchange.body === undefined) return [];
+  const at = exchange.endedAt ?? response.at;
+  return parsed(exchange.body).map((message) => ({
+    at,
+    wallTime: at,
+    from: 'server',
+    message,
+    ...answer(exchange),
+  }));
+}
+
+/** The server's messages in one event of a streamed answer; timed as it was read. */
+export function eventMessages(exchange: TapExchange, event: TapEvent): SeenMessage[] {
+  if (!exchange.response) return [];
+  return parsed(event.data).map((message) => ({
+    at: event.at,
+    wallTime: event.at,
+    from: 'server',
+    message,
+    ...answer(exchange),
+  }));
+}
+
 /** One exchange's messages: the client's request body, then the answer's JSON body or its events. */
 export function exchangeMessages(exchange: TapExchange): SeenMessage[] {
-  const headers = lowerCased(exchange.request.headers);
-  const response = exchange.response;
-  const responseHeaders = response ? lowerCased(response.headers) : undefined;
-  const sessionId = headers['mcp-session-id'] ?? responseHeaders?.['mcp-session-id'];
-  const common = { exchange: exchange.seq, ...(sessionId !== undefined ? { sessionId } : {}) };
-  const out: SeenMessage[] = [];
-  if (!exchange.request.bodyTruncated)
-    for (const message of parsed(exchange.request.body))
-      out.push({
-        at: exchange.startedAt,
-        wallTime: exchange.startedAt,
-        from: 'client',
-        message,
-        headers,
-        ...common,
-      });
-  if (!response || !responseHeaders) return out;
-  const answer = { httpStatus: response.status, responseHeaders, ...common };
-  if (exchange.body !== undefined) {
-    const at = exchange.endedAt ?? response.at;
-    for (const message of parsed(exchange.body))
-      out.push({ at, wallTime: at, from: 'server', message, ...answer });
-  }
-  for (const event of exchange.events)
-    for (const message of parsed(event.data))
-      out.push({ at: event.at, wallTime: event.at, from: 'server', message, ...answer });
-  return out;
+  return [
+    ...clientMessages(exchange),
+    ...bodyMessages(exchange),
+    ...exchange.events.flatMap((event) => eventMessages(exchange, event)),
+  ];
 }
 
 /** Every exchange's messages, merged in the order they passed. */

@@ -66,7 +66,8 @@ export class Recorder implements TapRecorder {
     const body = Buffer.concat(this.requestParts).toString('utf8');
     this.requestParts = [];
     this.exchange.request.body = redactText(body, this.secrets);
-    this.tap.grow(this.exchange, this.exchange.request.body.length);
+    if (this.tap.grow(this.exchange, this.exchange.request.body.length))
+      this.tap.emit({ kind: 'request-body', exchange: this.exchange });
   }
 
   response(status: number, raw: RawHeaders): void {
@@ -111,11 +112,12 @@ export class Recorder implements TapRecorder {
   end(how: NonNullable<TapExchange['end']>, error?: string): void {
     if (this.ended) return;
     this.ended = true;
-    if (this.decoder && this.copying) this.decoder.end();
-    else this.finishBody();
+    // Set before the body is finished: its messages are timed at the answer's end (seen-messages.ts).
     this.exchange.end = how;
     this.exchange.endedAt = this.tap.now();
     if (error !== undefined) this.exchange.error = redactText(error, this.secrets);
+    if (this.decoder && this.copying) this.decoder.end();
+    else this.finishBody();
     this.tap.emit({ kind: 'end', exchange: this.exchange });
   }
 

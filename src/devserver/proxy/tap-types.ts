@@ -72,8 +72,12 @@ export interface TapExchange {
   error?: string;
 }
 
+/**
+ * request: an exchange began (headers only); request-body: the client's body is whole; response: the answer's
+ * status and headers; body: a JSON answer's body is whole; event: one event of a streamed answer; end.
+ */
 export type TapNews =
-  | { kind: 'request' | 'response' | 'body' | 'end'; exchange: TapExchange }
+  | { kind: 'request' | 'request-body' | 'response' | 'body' | 'end'; exchange: TapExchange }
   | { kind: 'event'; exchange: TapExchange; event: TapEvent };
 
 /** What the forwarder tells the tap of one exchange; every call is cheap and none throws. */

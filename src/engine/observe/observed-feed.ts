@@ -221,18 +221,22 @@ export class ObservedFeed {
     sentAt: number,
   ): FeedEffect[] {
     if (!('result' in raw)) return [];
-    const read = normaliseResult(raw.result, { expectedTaskId: task.taskId });
+    return [this.fetched(task, raw.result, at, sentAt)];
+  }
+
+  /** The client has the result in hand: a tasks/result answer, or a 2026-07-28 answer carrying it inline. */
+  private fetched(task: TraceTask, raw: unknown, at: number, sentAt: number): FeedEffect {
+    const read = normaliseResult(raw, { expectedTaskId: task.taskId });
     task.result = read;
-    return [
-      this.add(task, {
-        kind: 'result',
-        at,
-        sentAt,
-        latencyMs: Math.max(0, at - sentAt),
-        outcome: 'fetched',
-        warnings: read.warnings,
-      }),
-    ];
+    const latencyMs = Math.max(0, at - sentAt);
+    return this.add(task, {
+      kind: 'result',
+      at,
+      sentAt,
+      latencyMs,
+      outcome: 'fetched',
+      warnings: read.warnings,
+    });
   }
 
   private pushed(params: Record<string, unknown>, at: number): FeedEffect[] {
@@ -255,20 +259,7 @@ export class ObservedFeed {
     const task = this.tasks.get(taskId);
     if (!task) return [];
     const latencyMs = Math.max(0, at - request.at);
-    if (error === undefined) {
-      const read = normaliseResult(result, { expectedTaskId: taskId });
-      task.result = read;
-      return [
-        this.add(task, {
-          kind: 'result',
-          at,
-          sentAt: request.at,
-          latencyMs,
-          outcome: 'fetched',
-          warnings: read.warnings,
-        }),
-      ];
-    }
+    if (error === undefined) return [this.fetched(task, result, at, request.at)];
     const live = task.status !== null && !isTerminal(task.status);
     const classified = classifyError(error, { method: 'tasks/result', knownTask: true, taskLive: live });
     const outcome =
