@@ -12,7 +12,8 @@ import { startDemoReceiver2026 } from '../helpers/receiver-2026';
 import { startEverything } from '../helpers/receivers';
 import { runInProcess } from '../helpers/run-command';
 import { makeStubDist } from '../helpers/stub-dist';
-import { startCli } from '../helpers/taskscope-cli';
+import { startCli, startServe } from '../helpers/taskscope-cli';
+import { parseTraceText } from '../../src/engine/trace/schema';
 import { waitFor } from '../helpers/wait';
 import { badClient2025 } from '../helpers/bad-client';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -473,6 +474,59 @@ describe('taskscope proxy, the command', () => {
     expect(await readFile(junit, 'utf8')).toMatch(
       /<testsuite name="taskscope proxy: bad 1" tests="\d+" failures="1"/,
     );
+  });
+
+  it('--trace writes each client session as a trace: it parses, and served it answers the SDK client as the server did', async () => {
+    const demo = await demoFor(later);
+    const dir = await mkdtemp(path.join(tmpdir(), 'taskscope-proxy-trace-'));
+    later(() => rm(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'observed.json');
+    const cli = await startCli(
+      ['proxy', demo.url, '--name', 'demo', '--port', '0', '--no-open', '--trace', file],
+      { env: { TASKSCOPE_DIST: dist.dir } },
+    );
+    later(async () => void (await cli.stop()));
+    const run = async (url: string) => {
+      const client = new Client({ name: 'traced', version: '1' }, { capabilities: {} });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      try {
+        await client.listTools();
+        const statuses: string[] = [];
+        let text: string | undefined;
+        const stream = client.experimental.tasks.callToolStream({
+          name: 'slow_job',
+          arguments: { durationMs: 400, steps: 2, pollIntervalMs: 100, label: 'traced' },
+        });
+        for await (const message of stream) {
+          if (message.type === 'taskCreated' || message.type === 'taskStatus')
+            if (statuses.at(-1) !== message.task.status) statuses.push(message.task.status);
+          if (message.type === 'result')
+            text = (message.result.content as Array<{ text?: string }> | undefined)?.[0]?.text;
+          if (message.type === 'error') throw message.error;
+        }
+        return { statuses, text };
+      } finally {
+        await client.close();
+      }
+    };
+    const live = await run(`${cli.url}/proxy/demo/mcp`);
+    expect(live.text).toContain('traced');
+    expect((await cli.stop('SIGTERM')).code).toBe(0);
+
+    const parsed = parseTraceText(await readFile(file, 'utf8'));
+    expect(parsed.ok).toBe(true);
+    const trace = parsed.ok ? parsed.trace : undefined;
+    expect(trace?.receiver.era).toBe('2025-11-25');
+    expect(trace?.tools.map((t) => t.name)).toContain('slow_job');
+    expect(trace?.tasks).toHaveLength(1);
+    expect(trace?.tasks[0]).toMatchObject({ tool: 'slow_job', status: 'completed', lifecycle: 'terminal' });
+
+    const served = await startServe([file, '--port', '0', '--speed', '4']);
+    later(async () => void (await served.stop()));
+    const replayed = await run(served.url);
+    expect(replayed.statuses.at(-1)).toBe('completed');
+    expect(replayed.statuses).toEqual(live.statuses);
+    expect(replayed.text).toBe(live.text);
   });
 
   it('exits 2 when a --header names an environment variable that is not set', async () => {

@@ -4,7 +4,8 @@
  */
 import { parseExtraHeader, type ExtraHeader } from '../../devserver/proxy/headers.js';
 import { PROXY_NAME } from '../../devserver/proxy/route.js';
-import { REPORT_OPTIONS, reportArgs, type ReportArgs } from '../check/args.js';
+import { REPORT_OPTIONS, reportArgs } from '../check/args.js';
+import type { ProxyReportArgs } from './write-report.js';
 import { UsageError, parsePort, readArgs } from '../start/args.js';
 
 export interface ProxyArgs {
@@ -15,12 +16,12 @@ export interface ProxyArgs {
   port?: number;
   open: boolean;
   /** The client report files, written when the proxy stops (docs/cli.md). */
-  report: ReportArgs;
+  report: ProxyReportArgs;
 }
 
 export const PROXY_USAGE = `Usage:
   taskscope proxy <upstream-url> [--name NAME] [--header 'Name: value']... [--port N] [--no-open]
-                  [--junit FILE] [--json FILE] [--markdown FILE] [--fail-on fail|warn] [--baseline FILE]
+                  [--junit FILE] [--json FILE] [--markdown FILE] [--trace FILE] [--fail-on fail|warn] [--baseline FILE]
   taskscope proxy --stdio [name=NAME] [--env KEY=VALUE]... [--cwd DIR] [--port N] [--open] -- <command> [args...]
 
 Starts Taskscope and a client endpoint, http://127.0.0.1:PORT/proxy/NAME/mcp, that forwards every request to the
@@ -37,6 +38,8 @@ IDE, your own client) at the client endpoint instead of the server.
   --junit FILE          each client judged by the client rules: a JUnit testsuite per client, a testcase per rule
   --json FILE           the same as JSON (format taskscope-check, version 2: docs/cli.md)
   --markdown FILE       the same as Markdown
+  --trace FILE          each client session as a Taskscope trace (FILE, then FILE-2…): open it in the page,
+                        or serve it with taskscope serve to answer a client as the server did
   --fail-on LEVEL       fail (default) or warn: with warn, a SHOULD broken fails the run too
   --baseline FILE       client rules expected to fail (JSON: {"expectedFailures": ["rule-id", …]})
   -h, --help            this text
@@ -66,6 +69,7 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     open: { type: 'boolean' },
     'no-open': { type: 'boolean' },
     ...REPORT_OPTIONS,
+    trace: { type: 'string' },
   });
   const help = values.help ?? false;
   if (help) return { help, upstream: '', name: '', headers: [], open: false, report: { failOn: 'fail' } };
@@ -111,7 +115,7 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     name,
     headers,
     open: values['no-open'] ? false : (values.open ?? true),
-    report: reportArgs(values),
+    report: { ...reportArgs(values), ...(values.trace !== undefined ? { trace: values.trace } : {}) },
   };
   if (values.port !== undefined) args.port = parsePort(values.port, '--port');
   return args;

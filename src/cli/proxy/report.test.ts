@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SeenMessage } from '../../rules/client-evidence';
 import { judgeProxy, proxyJson, proxyJunit, proxyMarkdown } from './report';
+import { traceFileName } from './write-report';
 
 const facts = {
   upstream: 'http://127.0.0.1:9/mcp',
@@ -82,5 +83,14 @@ describe('the proxy report', () => {
     expect(xml).toMatch(/<testsuite name="taskscope proxy: fast 1" tests="\d+" failures="1"/);
     expect(xml).toMatch(/<testsuite name="taskscope proxy: calm" tests="\d+" failures="0"/);
     expect(proxyMarkdown(run, facts)).toMatch(/### fast 1 \(2025-11-25\)/);
+  });
+});
+
+describe('the trace files of a proxy run', () => {
+  it('FILE for the first client session, FILE-2… before the extension for the others', () => {
+    expect(traceFileName('out/observed.json', 0)).toBe('out/observed.json');
+    expect(traceFileName('out/observed.json', 1)).toBe('out/observed-2.json');
+    expect(traceFileName('out.d/observed', 2)).toBe('out.d/observed-3');
+    expect(traceFileName('.hidden', 1)).toBe('.hidden-2');
   });
 });

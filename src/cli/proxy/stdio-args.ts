@@ -3,7 +3,8 @@
  * `taskscope --stdio` reads them (start/args.ts); what is the proxy's own is the page's port and `--open`.
  */
 import type { StdioCommand } from '../../devserver/stdio/child.js';
-import { REPORT_OPTIONS, reportArgs, type ReportArgs } from '../check/args.js';
+import { REPORT_OPTIONS, reportArgs } from '../check/args.js';
+import type { ProxyReportArgs } from './write-report.js';
 import {
   STDIO_OPTIONS,
   UsageError,
@@ -22,7 +23,7 @@ export interface StdioProxyArgs {
   port: number;
   open: boolean;
   /** The client report files (docs/cli.md), written when the server exits or the host's stdin ends. */
-  report: ReportArgs;
+  report: ProxyReportArgs;
 }
 
 export const STDIO_PROXY_DEFAULT_PORT = 5199;
@@ -43,6 +44,7 @@ stdout is the only thing on stdout; everything Taskscope says, and the server's 
   --junit FILE       the client judged by the client rules: one JUnit testcase per rule
   --json FILE        the same as JSON (format taskscope-check, version 2: docs/cli.md)
   --markdown FILE    the same as Markdown
+  --trace FILE       the client session as a Taskscope trace: open it in the page, or taskscope serve it
   --fail-on LEVEL    fail (default) or warn: what the report files count as failing
   --baseline FILE    client rules expected to fail (JSON: {"expectedFailures": ["rule-id", …]})
   -h, --help         this text
@@ -59,6 +61,7 @@ export function parseStdioProxyArgs(argv: readonly string[]): StdioProxyArgs | {
     port: { type: 'string' },
     open: { type: 'boolean' },
     ...REPORT_OPTIONS,
+    trace: { type: 'string' },
     ...STDIO_OPTIONS,
   });
   if (values.help) return { help: true };
@@ -75,6 +78,6 @@ export function parseStdioProxyArgs(argv: readonly string[]): StdioProxyArgs | {
     command: server.command,
     port: values.port === undefined ? STDIO_PROXY_DEFAULT_PORT : parsePort(values.port, '--port'),
     open: values.open ?? false,
-    report: reportArgs(values),
+    report: { ...reportArgs(values), ...(values.trace !== undefined ? { trace: values.trace } : {}) },
   };
 }
