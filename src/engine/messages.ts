@@ -31,6 +31,7 @@ import type { OverviewChanges, TaskListWindow, TaskViewRequest } from './task-vi
 import type { TrackerSettings } from '../tracker/tracker-types';
 import type { SchedulerStats } from '../tracker/request-scheduler';
 import type { ActiveCheckState } from '../rules/report-types';
+import type { ClientCard } from '../rules/client-judge';
 
 export type { TrackerSettings };
 
@@ -383,6 +384,8 @@ export interface ObservedNews extends ObservedSource {
   selected?: string;
   /** Messages the proxy's copy let go of before the page read them (its caps). */
   dropped?: number;
+  /** The client shown, judged by the client rules (rules/client-judge.ts), at most once a second. */
+  clientCard?: ClientCard;
 }
 
 /** What the page says about a trace being replayed. */

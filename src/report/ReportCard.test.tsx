@@ -7,6 +7,8 @@ import type { ReportCard } from '../rules/report-types';
 import { useConnection } from '../state/connection-store';
 import { useReplay } from '../state/replay-store';
 import { useSelection } from '../state/selection-store';
+import { clientBreaksOf, useObserve } from '../state/observe-store';
+import type { ClientCard } from '../rules/client-judge';
 import { ObservationTable } from '../tasks/views/ObservationTable';
 import { newTrackedTask, type ObservationEntry } from '../tracker/task-store';
 import ReportCardBody from './ReportCard';
@@ -118,5 +120,77 @@ describe('a task opened at a moment', () => {
     expect(scrolled).toHaveBeenCalled();
     height.mockRestore();
     width.mockRestore();
+  });
+});
+
+describe('the card while a client is observed', () => {
+  const clientCard: ClientCard = {
+    era: '2025-11-25',
+    documentsFlavour: false,
+    rules: [
+      {
+        id: 'client-poll-cadence',
+        side: 'client',
+        verdict: 'warn',
+        observations: 4,
+        reason: '3 polls came sooner than the pollInterval the previous answer gave.',
+        firstOffence: {
+          taskId: 'task-9',
+          at: OFFENCE_AT,
+          detail: 'tasks/get 90 ms after an answer that asked for 1000 ms',
+        },
+        byTask: [
+          {
+            taskId: 'task-9',
+            at: OFFENCE_AT,
+            detail: 'tasks/get 90 ms after an answer that asked for 1000 ms',
+          },
+        ],
+      },
+      {
+        id: 'client-stops-at-terminal',
+        side: 'client',
+        verdict: 'pass',
+        observations: 1,
+        reason: 'Stopped.',
+      },
+    ],
+    counts: { fail: 0, warn: 1, info: 0, pass: 1, unobserved: 0 },
+  };
+
+  it('shows the client judged by the client rules beside the receiver’s, each rule saying its side', () => {
+    useObserve.setState({
+      connectionId: 1,
+      source: 'demo',
+      news: {
+        name: 'demo',
+        kind: 'http',
+        upstream: 'http://127.0.0.1:3001/mcp',
+        sessions: [
+          { key: 'session:s1', label: 'agent 2.1', era: '2025-11-25', tasks: 1, lastAt: OFFENCE_AT },
+        ],
+        selected: 'session:s1',
+        clientCard,
+      },
+    });
+    act(() => view.root.render(<ReportCardBody />));
+    const section = $('[data-testid="client-card"]');
+    expect(section?.textContent).toContain('The client: agent 2.1');
+    const rows = [...(section?.querySelectorAll<HTMLElement>('[data-testid="report-rule"]') ?? [])];
+    expect(rows.map((r) => [r.dataset.rule, r.dataset.verdict])).toEqual([
+      ['client-poll-cadence', 'warn'],
+      ['client-stops-at-terminal', 'pass'],
+    ]);
+    expect(rows[0]?.querySelector('[data-testid="rule-side"]')?.textContent).toBe('client');
+    expect($('[data-testid="report-rules"] [data-testid="rule-side"]')?.textContent).toBe('receiver');
+    // The offence opens the client's task at that moment, as a receiver's does.
+    act(() => rows[0]?.querySelector<HTMLElement>('[data-testid="offence-link"]')?.click());
+    expect(useSelection.getState().selection).toEqual({ kind: 'task', taskId: 'task-9', at: OFFENCE_AT });
+    // A task's own view lists the client's breaks on it.
+    expect(clientBreaksOf(clientCard, 'task-9')).toEqual([
+      expect.objectContaining({ id: 'client-poll-cadence', strength: 'SHOULD', at: OFFENCE_AT }),
+    ]);
+    expect(clientBreaksOf(clientCard, 'other')).toEqual([]);
+    useObserve.setState({ connectionId: undefined, source: undefined, news: undefined });
   });
 });

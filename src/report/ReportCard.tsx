@@ -11,6 +11,8 @@ import {
 } from 'lucide-react';
 import type { Era } from '../mcp';
 import { RULE_BY_ID, strengthFor } from '../rules/catalogue';
+import { CLIENT_RULE_BY_ID, clientStrength } from '../rules/client-catalogue';
+import type { ClientCard, ClientRuleResult } from '../rules/client-judge';
 import type { Offence, ReportCard as Card, RuleResult, Strength, Verdict } from '../rules/report-types';
 import { Button, focusRing } from '../ui/Button';
 import { downloadText } from '../ui/download';
@@ -145,6 +147,15 @@ function Summary({ card }: { card: Card }) {
   );
 }
 
+/** Which side a rule judges: the receiver (the server running tasks) or the client (what it does with them). */
+function SideTag({ side }: { side: 'receiver' | 'client' }) {
+  return (
+    <span className="ml-1 text-[10px] text-slate-500 uppercase" data-testid="rule-side">
+      {side}
+    </span>
+  );
+}
+
 function RuleRow({ rule, era }: { rule: RuleResult; era: Era }) {
   const def = RULE_BY_ID.get(rule.id);
   const strength = def ? strengthFor(def, era) : undefined;
@@ -160,18 +171,13 @@ function RuleRow({ rule, era }: { rule: RuleResult; era: Era }) {
       </td>
       <td className="py-1.5 pr-3">
         <span className="font-medium">{def?.title ?? rule.id}</span>
+        <SideTag side="receiver" />
         {rule.source === 'active' && (
           <span className="ml-1 text-[10px] text-violet-700 uppercase dark:text-violet-400">active</span>
         )}
       </td>
       <td className="py-1.5 pr-3">
-        {strength && (
-          <span
-            className={`rounded px-1 py-0.5 font-mono text-[10px] ring-1 ring-inset ${STRENGTH_LOOK[strength]}`}
-          >
-            {strength}
-          </span>
-        )}
+        <StrengthBadge strength={strength} />
       </td>
       <td className="py-1.5 pr-3 text-right tabular-nums" title="Observations the verdict rests on">
         {rule.observations}
@@ -184,6 +190,87 @@ function RuleRow({ rule, era }: { rule: RuleResult; era: Era }) {
         <SpecLink href={def?.spec[era]} era={era} />
       </td>
     </tr>
+  );
+}
+
+function StrengthBadge({ strength }: { strength: Strength | undefined }) {
+  if (!strength) return null;
+  return (
+    <span
+      className={`rounded px-1 py-0.5 font-mono text-[10px] ring-1 ring-inset ${STRENGTH_LOOK[strength]}`}
+    >
+      {strength}
+    </span>
+  );
+}
+
+function ClientRuleRow({ rule, card }: { rule: ClientRuleResult; card: ClientCard }) {
+  const def = CLIENT_RULE_BY_ID.get(rule.id);
+  const source = def?.source[card.era];
+  return (
+    <tr
+      className="border-t border-slate-100 align-top dark:border-slate-800"
+      data-testid="report-rule"
+      data-rule={rule.id}
+      data-verdict={rule.verdict}
+    >
+      <td className="py-1.5 pr-3">
+        <VerdictMark verdict={rule.verdict} />
+      </td>
+      <td className="py-1.5 pr-3">
+        <span className="font-medium">{def?.title ?? rule.id}</span>
+        <SideTag side="client" />
+      </td>
+      <td className="py-1.5 pr-3">
+        <StrengthBadge strength={def ? clientStrength(def, card.era, card.documentsFlavour) : undefined} />
+      </td>
+      <td className="py-1.5 pr-3 text-right tabular-nums" title="Observations the verdict rests on">
+        {rule.observations}
+      </td>
+      <td className="py-1.5 pr-3 [overflow-wrap:anywhere]">{rule.reason}</td>
+      <td className="py-1.5 pr-3">
+        <OffenceLink offence={rule.firstOffence} />
+      </td>
+      <td className="py-1.5">
+        {source && /^https?:/.test(source) ? (
+          <SpecLink href={source} era={card.era} />
+        ) : (
+          <span className="text-slate-500">{source ?? '—'}</span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+/** While a client's session is observed: the client judged by the client rules, beside the receiver's card. */
+function ClientSection() {
+  const news = useObserve((s) => s.news);
+  const card = news?.clientCard;
+  if (!card) return null;
+  const label = news.sessions.find((s) => s.key === news.selected)?.label ?? 'the client';
+  const order = (r: ClientRuleResult) => VERDICT_ORDER.indexOf(r.verdict);
+  return (
+    <section className="space-y-2" aria-label="The client's rules" data-testid="client-card">
+      <h3 className="text-sm font-semibold">
+        The client: <span className="font-mono">{label}</span>{' '}
+        <span className="font-normal text-slate-500">protocol {card.era}</span>
+      </h3>
+      <p className="text-xs text-slate-500">
+        What this client did with its tasks, judged from the messages that passed the proxy: the task
+        documents' and the spec's rules for a requestor.
+      </p>
+      <div className="overflow-x-auto">
+        <table className="w-full text-left text-xs" data-testid="client-rules">
+          <tbody>
+            {[...card.rules]
+              .sort((a, b) => order(a) - order(b))
+              .map((rule) => (
+                <ClientRuleRow key={rule.id} rule={rule} card={card} />
+              ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
 
@@ -281,6 +368,7 @@ function CardBody() {
           </tbody>
         </table>
       </div>
+      <ClientSection />
       {confirming && <CheckConfirm url={card.receiver.url} onClose={() => setConfirming(false)} />}
     </div>
   );

@@ -7,6 +7,7 @@ import { clientRulesFor, clientStrength, type ClientRuleId } from './client-cata
 import { readClientSession, type ClientSession, type SeenMessage } from './client-evidence';
 import * as rules from './client-rules';
 import type { ClientJudgement } from './client-rules';
+import type { Found } from './evidence';
 import type { Offence, Verdict } from './report-types';
 
 export interface ClientRuleResult {
@@ -16,6 +17,20 @@ export interface ClientRuleResult {
   observations: number;
   reason: string;
   firstOffence?: Offence;
+  /** Each task's first offence, for the task's own view (at most MAX_TASK_OFFENCES tasks). */
+  byTask?: Offence[];
+}
+
+const MAX_TASK_OFFENCES = 200;
+
+function firstPerTask(offences: readonly Found[]): Offence[] {
+  const first = new Map<string, Found>();
+  for (const o of offences)
+    if (o.taskId !== undefined && first.size < MAX_TASK_OFFENCES) {
+      const known = first.get(o.taskId);
+      if (!known || o.when < known.when) first.set(o.taskId, o);
+    }
+  return [...first.values()].map(({ when: _when, ...offence }) => offence);
 }
 
 export interface ClientCard {
@@ -59,6 +74,7 @@ function toResult(j: ClientJudgement, verdictIfBroken: Verdict): ClientRuleResul
       observations: Math.max(j.observations, j.offences.length),
       reason: j.brokenReason(j.offences.length),
       firstOffence,
+      byTask: firstPerTask(j.offences),
     };
   }
   if (j.observations === 0)

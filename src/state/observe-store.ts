@@ -1,5 +1,7 @@
 import { create } from 'zustand';
 import type { ObservedNews } from '../engine/messages';
+import { CLIENT_RULE_BY_ID, clientStrength, type ClientRuleId } from '../rules/client-catalogue';
+import type { ClientCard } from '../rules/client-judge';
 
 /**
  * What the page observes through Taskscope's proxy (`?observe=NAME`): the source, the client sessions it has
@@ -26,6 +28,39 @@ export const endObserving = () =>
 /** Why a control that would send something is off while a client's session is observed. */
 export const PASSIVE_OBSERVING =
   "This is a client's session observed through Taskscope's proxy: Taskscope only watches it, so nothing can be sent.";
+
+/** The client rules the observed client broke on one task: each rule's first offence there. */
+export function clientBreaksOf(card: ClientCard | undefined, taskId: string): ClientTaskBreak[] {
+  if (!card) return [];
+  const out: ClientTaskBreak[] = [];
+  for (const rule of card.rules) {
+    if (rule.verdict !== 'fail' && rule.verdict !== 'warn') continue;
+    const offence = rule.byTask?.find((o) => o.taskId === taskId);
+    const def = CLIENT_RULE_BY_ID.get(rule.id);
+    if (!offence || !def) continue;
+    const strength = clientStrength(def, card.era, card.documentsFlavour);
+    if (strength === 'MAY') continue;
+    const source = def.source[card.era];
+    out.push({
+      id: rule.id,
+      title: def.title,
+      strength,
+      detail: offence.detail,
+      ...(offence.at !== undefined ? { at: offence.at } : {}),
+      ...(source && /^https?:/.test(source) ? { spec: source } : {}),
+    });
+  }
+  return out;
+}
+
+export interface ClientTaskBreak {
+  id: ClientRuleId;
+  title: string;
+  strength: 'MUST' | 'SHOULD';
+  at?: number;
+  detail: string;
+  spec?: string;
+}
 
 /** The client shown and its server, as the header names them: "Observing <client> ↔ <server>". */
 export function observedPair(news: ObservedNews | undefined, serverName: string | undefined): string {

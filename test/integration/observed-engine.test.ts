@@ -126,6 +126,17 @@ describe('an observed client session through the engine', () => {
       http: { status: 200 },
     });
     expect(rows.filter((e) => e.direction === 'out' && e.method === 'tasks/get').length).toBe(task.pollCount);
+
+    // The client judged by the client rules as it goes: the SDK client breaks none, and its polls were judged.
+    await waitFor(
+      () =>
+        news()?.clientCard?.rules.some((r) => r.id === 'client-poll-cadence' && r.verdict === 'pass') ===
+        true,
+      5_000,
+    );
+    const card = news()?.clientCard;
+    expect(card?.rules.filter((r) => r.verdict === 'fail' || r.verdict === 'warn')).toEqual([]);
+    expect(card?.rules.every((r) => r.side === 'client')).toBe(true);
   }, 30_000);
 
   it('two client sessions told apart: the newest shown, the other when the page picks it', async () => {

@@ -13,6 +13,7 @@ import {
   type TrafficSeqCounter,
 } from '../../mcp';
 import { splitClientSessions, type ObservedClient } from '../../rules/client-sessions';
+import { judgeClient, type ClientCard } from '../../rules/client-judge';
 import type { CommandOf, CommandPart, CommandTable } from '../commands';
 import type { ConnectionNews, Health, ObservedNews, ObservedSource, Replies } from '../messages';
 import type { Outbox, TaskParts } from '../outbox';
@@ -27,6 +28,8 @@ import { ObservedBuffer } from './observed-buffer';
 const MAX_SESSIONS = 100;
 /** New messages are split into sessions at most this often: a flood costs one split per interval. */
 const SPLIT_EVERY_MS = 50;
+/** The client rules walk the whole session: judged again at most this often while messages come. */
+const JUDGE_EVERY_MS = 1000;
 
 const REFUSED: ClassifiedError = {
   kind: 'unsupported',
@@ -44,6 +47,10 @@ interface Observing {
   connectionId: number;
   health: Health;
   splitTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The client shown, judged by the client rules; again at most once a second (JUDGE_EVERY_MS). */
+  clientCard: ClientCard | undefined;
+  judged: { at: number; key: string; messages: number } | undefined;
+  judgeTimer: ReturnType<typeof setTimeout> | undefined;
 }
 
 export class ObserveHost {
@@ -105,6 +112,7 @@ export class ObserveHost {
     this.current = null;
     current.stream.stop();
     clearTimeout(current.splitTimer);
+    clearTimeout(current.judgeTimer);
     current.view?.dispose();
     this.outbox.forgetConnection();
   }
@@ -151,6 +159,9 @@ export class ObserveHost {
       connectionId: command.connectionId,
       health: { status: 'connecting', since: Date.now() },
       splitTimer: undefined,
+      clientCard: undefined,
+      judged: undefined,
+      judgeTimer: undefined,
       stream: new ObservedStream(this.fetchFn(), command.server, command.source, {
         lines: (lines) => {
           observing.buffer.add(lines);
@@ -219,10 +230,29 @@ export class ObserveHost {
     }
     const view = observing.view;
     const client: ObservedClient | undefined = clients.find((c) => c.key === view?.key);
-    if (view && client) view.readAll(client.messages);
+    if (view && client) {
+      view.readAll(client.messages);
+      this.judge(observing, client);
+    }
     this.news(observing, { observed: this.newsOf(observing, summaries) });
     const summary = summaries.find((s) => s.key === view?.key);
     if (summary) this.describeServer(observing, summary);
+  }
+
+  /** The client rules on the session shown: when it changed, at most once a second, the last change always. */
+  private judge(observing: Observing, client: ObservedClient): void {
+    const last = observing.judged;
+    if (last && last.key === client.key && last.messages === client.messages.length) return;
+    const wait = last && last.key === client.key ? last.at + JUDGE_EVERY_MS - Date.now() : 0;
+    if (wait > 0) {
+      observing.judgeTimer ??= setTimeout(() => {
+        observing.judgeTimer = undefined;
+        if (this.current === observing) this.show(observing, false);
+      }, wait);
+      return;
+    }
+    observing.clientCard = judgeClient(client.messages);
+    observing.judged = { at: Date.now(), key: client.key, messages: client.messages.length };
   }
 
   private viewFor(observing: Observing, key: string): ObservedView {
@@ -281,6 +311,9 @@ export class ObserveHost {
         })),
       ...(observing.view ? { selected: observing.view.key } : {}),
       ...(observing.buffer.dropped > 0 ? { dropped: observing.buffer.dropped } : {}),
+      ...(observing.clientCard && observing.judged?.key === observing.view?.key
+        ? { clientCard: observing.clientCard }
+        : {}),
     };
   }
 

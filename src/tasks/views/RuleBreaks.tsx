@@ -5,23 +5,36 @@ import { focusRing } from '../../ui/Button';
 import { safeHref } from '../../ui/safe-url';
 import { formatClock } from '../../format/time';
 
+/** A rule broken on this task, by either side. */
+type Break = Omit<TaskRuleBreak, 'id'> & { id: string };
+
 /**
- * The rules the receiver broke on this task, where the task is looked at: one line each, with the rule's
- * strength, what was seen and when (a click finds it in the observations), and the rule's text in the spec.
+ * The rules the receiver (or, for an observed task, the client) broke on this task, where the task is looked
+ * at: one line each, with the rule's strength, what was seen and when (a click finds it in the observations),
+ * and the rule's text in the spec.
  */
-export function RuleBreaks({ breaks, onShow }: { breaks: TaskRuleBreak[]; onShow: (at: number) => void }) {
+export function RuleBreaks({
+  breaks,
+  onShow,
+  side = 'receiver',
+}: {
+  breaks: readonly Break[];
+  onShow: (at: number) => void;
+  side?: 'receiver' | 'client';
+}) {
   if (breaks.length === 0) return null;
+  const who = side === 'client' ? 'The client' : 'The receiver';
   const must = breaks.some((b) => b.strength === 'MUST');
   return (
     <section
       aria-label="Rules broken on this task"
       className="space-y-1 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm dark:border-amber-800 dark:bg-amber-950/40"
-      data-testid="rule-breaks"
+      data-testid={side === 'client' ? 'client-rule-breaks' : 'rule-breaks'}
     >
       <h2 className="flex items-center gap-1.5 font-semibold text-amber-900 dark:text-amber-200">
         <TriangleAlert size={14} aria-hidden />
-        {breaks.length === 1 ? 'The receiver broke a rule' : `The receiver broke ${breaks.length} rules`} on
-        this task{must ? ' (a MUST: the report card fails it)' : ''}
+        {breaks.length === 1 ? `${who} broke a rule` : `${who} broke ${breaks.length} rules`} on this task
+        {must ? ' (a MUST: the report card fails it)' : ''}
       </h2>
       <ul className="space-y-1">
         {breaks.map((b, i) => {

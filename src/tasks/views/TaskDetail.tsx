@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { ArrowLeftRight, Ban, RefreshCw } from 'lucide-react';
 import { Button } from '../../ui/Button';
 import { CopyButton } from '../../ui/CopyButton';
@@ -21,6 +21,7 @@ import { CallSummary, Headline, SessionNote } from './TaskNotes';
 import { RuleBreaks } from './RuleBreaks';
 import { useConnection } from '../../state/connection-store';
 import { usePassiveReason } from '../../state/connection-view';
+import { clientBreaksOf, useObserve } from '../../state/observe-store';
 import { useShallow } from 'zustand/react/shallow';
 import { pendingFor, useInbox } from '../../inbox/inbox-store';
 import { InboxItemCard } from '../../inbox/InboxItemCard';
@@ -95,6 +96,9 @@ export function TaskDetail({ taskId }: { taskId: string }) {
   const focusAt = markAt ?? openedAt;
   const [cancelError, setCancelError] = useState<ClassifiedError | null>(null);
   const breaks = useTaskRuleBreaks(task, snapshot, result);
+  // An observed client's breaks on this task; the card changes at most once a second.
+  const clientCard = useObserve((s) => s.news?.clientCard);
+  const clientBreaks = useMemo(() => clientBreaksOf(clientCard, taskId), [clientCard, taskId]);
   // Opened from elsewhere than its row, the task's record is on its way: nothing rather than a wrong "not tracked".
   const asked = useTasks((s) => s.list?.detail === taskId);
   if (!task && !asked) return <div className="p-4" aria-busy="true" data-testid="task-detail-coming" />;
@@ -145,6 +149,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
       </header>
       <Headline task={task} snapshot={snapshot} />
       <RuleBreaks breaks={breaks} onShow={setMarkAt} />
+      <RuleBreaks breaks={clientBreaks} onShow={setMarkAt} side="client" />
       {task.progress && (
         <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
           <ProgressBar
