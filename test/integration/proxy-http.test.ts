@@ -14,6 +14,8 @@ import { runInProcess } from '../helpers/run-command';
 import { makeStubDist } from '../helpers/stub-dist';
 import { startCli, startServe } from '../helpers/taskscope-cli';
 import { parseTraceText } from '../../src/engine/trace/schema';
+import { judgeProxy } from '../../src/cli/proxy/report';
+import { seenMessages } from '../../src/devserver/proxy/seen-messages';
 import { waitFor } from '../helpers/wait';
 import { badClient2025 } from '../helpers/bad-client';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -194,6 +196,59 @@ describe('other clients through the proxy', () => {
     const headers = app.proxy?.tap.entries().find((e) => e.request.body.includes('"tasks/get"'))
       ?.request.headers;
     expect(headers?.find(([n]) => n.toLowerCase() === 'mcp-method')?.[1]).toBe('tasks/get');
+    // Judged by the client rules on what passed the proxy: a correct client breaks none.
+    const run = judgeProxy(seenMessages(app.proxy?.tap.entries() ?? []), { failOn: 'warn' });
+    expect(run.clients.map((c) => [c.card.era, c.run.outcome])).toEqual([['2026-07-28', 'pass']]);
+    expect(run.clients[0]?.run.rules.find((r) => r.rule.id === 'client-mcp-name')?.rule.verdict).toBe('pass');
+  });
+
+  it('a 2026-07-28 client that leaves out Mcp-Name fails client-mcp-name on its first such request', async () => {
+    const demo = await startDemoReceiver2026();
+    later(demo.close);
+    const { endpoint, app } = await proxyTo(demo.url);
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'nameless', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    };
+    const post = async (id: number, method: string, params: Record<string, unknown>, name?: string) => {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
+          ...(name !== undefined ? { 'mcp-name': name } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
+      });
+      const text = await response.text();
+      const data = text.startsWith('{')
+        ? text
+        : (text
+            .split('\n')
+            .find((l) => l.startsWith('data:'))
+            ?.slice(5) ?? '{}');
+      return JSON.parse(data) as { result?: { taskId?: string }; error?: { code: number } };
+    };
+    const created = await post(
+      1,
+      'tools/call',
+      { name: 'slow_job', arguments: { durationMs: 100, steps: 1 } },
+      'slow_job',
+    );
+    const taskId = created.result?.taskId;
+    expect(taskId).toBeDefined();
+    // The server refuses it too (headers and body disagree), and the rule names the client's fault.
+    expect((await post(2, 'tasks/get', { taskId })).error?.code).toBe(-32020);
+    const run = judgeProxy(seenMessages(app.proxy?.tap.entries() ?? []), { failOn: 'fail' });
+    const rule = run.clients[0]?.run.rules.find((r) => r.rule.id === 'client-mcp-name')?.rule;
+    expect(rule).toMatchObject({
+      verdict: 'fail',
+      firstOffence: { taskId, detail: 'tasks/get without an Mcp-Name header' },
+    });
+    expect(run.clients[0]?.client.name).toBe('nameless');
   });
 
   it('taskscope watch runs a task to its result through the proxy', async () => {
