@@ -46,6 +46,7 @@ export async function observe(source: string, session?: string): Promise<void> {
     useConnection.setState({ status: 'error', error: { kind: 'other', message: token.message } });
     return;
   }
+  useObserve.setState({ token: token.token });
   const reply = await getEngine().request({
     type: 'observe',
     connectionId: id,

@@ -15,6 +15,8 @@ export interface ObserveState {
   source?: string;
   /** The engine's latest word: the source's kind, upstream, note, its client sessions, the one shown. */
   news?: ObservedNews;
+  /** The page's token for /observed/* (X-Taskscope-Relay-Token): the console of a stdio source is read with it. */
+  token?: string;
 }
 
 export const useObserve = create<ObserveState>()(() => ({}));
@@ -23,7 +25,7 @@ export const isObserving = () => useObserve.getState().connectionId !== undefine
 
 /** A live connection or a replay takes the page: the observing is over. */
 export const endObserving = () =>
-  useObserve.setState({ connectionId: undefined, source: undefined, news: undefined });
+  useObserve.setState({ connectionId: undefined, source: undefined, news: undefined, token: undefined });
 
 /** Why a control that would send something is off while a client's session is observed. */
 export const PASSIVE_OBSERVING =

@@ -4,11 +4,11 @@ import { Badge, type Tone } from '../ui/Badge';
 import { Button } from '../ui/Button';
 import { Panel } from '../ui/Panel';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
-import { useStdio } from '../receiver/stdio-store';
 import { useReplay } from '../state/replay-store';
 import { formatClock } from '../format/time';
 import { useConsole, type ConsoleLine, type ProcessState } from './console-store';
-import { useConsolePoll } from './use-console-poll';
+import { useConsolePoll, useConsoleSource } from './use-console-poll';
+import { PASSIVE_OBSERVING, useObserve } from '../state/observe-store';
 import { restartStdio } from './actions';
 
 function stateLook(state: ProcessState | undefined): { tone: Tone; text: string } {
@@ -67,6 +67,8 @@ function ConsoleBody() {
   useConsolePoll();
   const { command, state, summary, nonMcpLines, lines, error } = useConsole();
   const replaying = useReplay((s) => s.connectionId !== undefined);
+  // A server `taskscope proxy --stdio` runs is the host's: the page shows its console and cannot restart it.
+  const observed = useObserve((s) => s.news?.kind === 'stdio');
   const [restarting, setRestarting] = useState(false);
   const look = stateLook(state);
   const restart = () => {
@@ -89,8 +91,12 @@ function ConsoleBody() {
           <Button
             variant="ghost"
             onClick={restart}
-            disabled={restarting || replaying}
-            title="Stop this process (its live tasks end with it) and start the command again"
+            disabled={restarting || replaying || observed}
+            title={
+              observed
+                ? PASSIVE_OBSERVING
+                : 'Stop this process (its live tasks end with it) and start the command again'
+            }
             data-testid="stdio-restart"
           >
             <RotateCcw size={14} /> Restart
@@ -127,8 +133,8 @@ function ConsoleBody() {
 
 /** The console of the stdio server this tab is connected to: shown only then. */
 export function StdioConsole() {
-  const connected = useStdio((s) => s.current !== undefined);
-  if (!connected) return null;
+  const shown = useConsoleSource() !== undefined;
+  if (!shown) return null;
   return (
     <ErrorBoundary label="The stdio console">
       <ConsoleBody />

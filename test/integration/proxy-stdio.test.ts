@@ -164,6 +164,25 @@ describe('taskscope proxy --stdio', () => {
     });
     const seqs = stream.lines.map((l) => l.seq);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+
+    // The server's stderr reaches the page's console panel too, read as the stdio bridge's console is.
+    const consoleOf = async () =>
+      (await (
+        await fetch(`${page.origin}/observed/console?source=ev&after=0`, {
+          headers: { 'X-Taskscope-Relay-Token': token },
+        })
+      ).json()) as {
+        command: string;
+        state: { phase: string; pid?: number };
+        lines: Array<{ stream: string; text: string }>;
+      };
+    const shown = await consoleOf();
+    expect(shown.state).toMatchObject({ phase: 'running', pid: expect.any(Number) });
+    expect(shown.command).toContain('server-everything');
+    expect(shown.lines).toContainEqual(
+      expect.objectContaining({ stream: 'stderr', text: expect.stringContaining('Starting') }),
+    );
+    expect((await fetch(`${page.origin}/observed/console?source=ev`)).status).toBe(403);
   });
 
   it('writes the client report files when the host closes: the client named, judged by the client rules', async (ctx) => {

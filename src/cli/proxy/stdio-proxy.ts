@@ -15,7 +15,7 @@ import type { ObservedSource } from '../../devserver/observed/source.js';
 import { stdioSource } from '../../devserver/observed/stdio-source.js';
 import type { StartedApp } from '../../devserver/start.js';
 import { signalServer, spawnServer } from '../../devserver/stdio/child.js';
-import { commandLine } from '../../devserver/stdio/connection.js';
+import { commandLine, type ConsoleSnapshot } from '../../devserver/stdio/connection.js';
 import { ConsoleRing } from '../../devserver/stdio/console-ring.js';
 import { LineReader } from '../../devserver/stdio/line-reader.js';
 import { UsageError } from '../start/args.js';
@@ -75,7 +75,19 @@ async function proxy(
   const consoleRing = new ConsoleRing();
   const tap = new RingTap();
   // The tap's messages as the page and the report read them.
-  const observed = stdioSource(tap, args.name);
+  // The server's state for the page's console panel: running with its pid, then how it ended.
+  let state: ConsoleSnapshot['state'] = { phase: 'starting' };
+  let summary: string | undefined;
+  const observed = stdioSource(tap, args.name, (after) => ({
+    name: args.name,
+    command: commandLine(args.command),
+    state,
+    ...(summary !== undefined ? { summary } : {}),
+    nonMcpLines: 0,
+    lines: consoleRing.after(after),
+    dropped: consoleRing.dropped,
+    lastSeq: consoleRing.lastSeq,
+  }));
 
   let child: ChildProcess;
   try {
@@ -84,10 +96,12 @@ async function proxy(
     say(`could not start ${commandLine(args.command)}: ${(error as Error).message}`);
     return EXIT.notStarted;
   }
+  if (child.pid !== undefined) state = { phase: 'running', pid: child.pid, startedAt: Date.now() };
   const ended = new Promise<number>((resolve) => {
     child.on('error', (error: NodeJS.ErrnoException) => {
       // Only a failed spawn ends it here: once it runs, 'close' says how it ended.
       if (child.pid !== undefined) return;
+      state = { phase: 'exited', endedAt: Date.now(), code: null, signal: null, spawnError: error.message };
       say(
         error.code === 'ENOENT'
           ? `command not found: ${args.command.command}`
@@ -107,6 +121,8 @@ async function proxy(
     child.once('close', (code, signal) => {
       if (child.pid === undefined) return;
       const how = code !== null ? `exited with code ${code}` : `was ended by ${signal ?? 'a signal'}`;
+      state = { phase: 'exited', pid: child.pid, endedAt: Date.now(), code, signal };
+      summary = `${args.name} ${how}`;
       consoleRing.push('bridge', `The server ${how}`);
       say(`${args.name} ${how}`);
       resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));

@@ -2,7 +2,8 @@
  * The page's two ways to what the proxies observed:
  * - GET /observed/sources: `{"sources": [{name, kind: "http" | "stdio", upstream, note?}]}`;
  * - GET /observed/messages?source=NAME&after=SEQ: NDJSON, `{"seq": N, "seen": SeenMessage}` a line, the kept
- *   messages above `after` then each new one, never ended while the reader keeps up (stream.ts).
+ *   messages above `after` then each new one, never ended while the reader keeps up (stream.ts);
+ * - GET /observed/console?source=NAME&after=SEQ: a stdio source's console lines after `after` (JSON).
  * The traffic of the person's own clients crosses here, so both ask what the relay asks (relay/request.ts): our
  * own page, or no page at all, and the per-start token in X-Taskscope-Relay-Token. Refusals are JSON
  * (`{"error": …}`: 403, 404 for an unknown source), never a page or a stack.
@@ -70,9 +71,26 @@ export function observedRoutes({ token, allowedHosts, sources }: ObservedRoutesO
     streamMessages(req, res, source, after);
   };
 
+  /** A stdio source's console, as /stdio/<name>/console answers for a bridged server: the lines after `after`. */
+  const consoleOf = (req: Request, res: Response) => {
+    const name = req.query.source;
+    const source = typeof name === 'string' ? byName.get(name) : undefined;
+    if (!source?.console) {
+      refuse(res, 404, `No console for ${JSON.stringify(String(name ?? '').slice(0, 100))}`);
+      return;
+    }
+    const after = afterOf(req.query.after);
+    if (after === undefined) {
+      refuse(res, 400, 'after must be the seq last read, a whole number');
+      return;
+    }
+    sendJson(res, 200, source.console(after));
+  };
+
   return (req, res, next) => {
     const path = req.path;
-    if (path !== '/observed/sources' && path !== '/observed/messages') return next();
+    if (path !== '/observed/sources' && path !== '/observed/messages' && path !== '/observed/console')
+      return next();
     // Nothing here reads a body.
     req.resume();
     if (req.method !== 'GET') {
@@ -89,6 +107,7 @@ export function observedRoutes({ token, allowedHosts, sources }: ObservedRoutesO
       return;
     }
     if (path === '/observed/sources') sendJson(res, 200, { sources: sources.map(describe) });
+    else if (path === '/observed/console') consoleOf(req, res);
     else messages(req, res);
   };
 }

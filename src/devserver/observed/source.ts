@@ -3,6 +3,7 @@
  * numbered in the order they became known.
  */
 import type { SeenMessage } from '../../mcp/index.js';
+import type { ConsoleSnapshot } from '../stdio/connection.js';
 
 export interface ObservedMessage {
   /** Increases by one per message of the source for the life of the proxy; a gap is a message the caps dropped. */
@@ -22,4 +23,6 @@ export interface ObservedSource {
   after(seq: number, limit?: number): ObservedMessage[];
   /** Calls `listener` with each message as it is numbered; returns the unsubscribe. */
   subscribe(listener: (message: ObservedMessage) => void): () => void;
+  /** A stdio server's console (its stderr and the proxy's notes) after line `seq`, as the stdio bridge serves one. */
+  console?(after: number): ConsoleSnapshot;
 }

@@ -3,6 +3,7 @@
  * caps them itself. A line is timed when it was read; stdio has no headers, sessions or exchanges.
  */
 import type { SeenMessage } from '../../mcp/index.js';
+import type { ConsoleSnapshot } from '../stdio/connection.js';
 import type { ObservedMessage, ObservedSource } from './source.js';
 
 /** One line's message as the stdio tap keeps it. */
@@ -25,8 +26,13 @@ const observed = ({ seq, direction, message, at }: StdioTapped): ObservedMessage
   return { seq, seen };
 };
 
-export function stdioSource(tap: StdioTapReader, name: string): ObservedSource {
+export function stdioSource(
+  tap: StdioTapReader,
+  name: string,
+  console?: (after: number) => ConsoleSnapshot,
+): ObservedSource {
   return {
+    ...(console ? { console } : {}),
     name,
     kind: 'stdio',
     upstream: `stdio:${name}`,
