@@ -73,6 +73,18 @@ test('the page on ?observe= shows a real client’s task live through taskscope 
         // Nothing to send: no Cancel, Run again off with the reason.
         await expect(detail.getByRole('button', { name: 'Cancel task' })).toHaveCount(0);
         await expect(page.getByTestId('tools-unavailable')).toContainText('only watches');
+        // A reload reads the proxy's copy again from its first message: the session, its task and polls are back.
+        const polled = await pollCount(page);
+        await page.reload();
+        await taskRow(page, taskId).click();
+        await expect(page.getByTestId('task-detail').getByTestId('task-id')).toHaveText(taskId);
+        await expect.poll(() => pollCount(page)).toBeGreaterThanOrEqual(polled);
+        // The report card shows both sides: the receiver's rules and the client's.
+        await page.goto(`${proxy.url}/?observe=demo&report=1`);
+        await expect(page.getByTestId('client-card')).toContainText('observed-host 1.0.0');
+        await expect(
+          page.getByTestId('client-rules').locator('[data-rule="client-poll-cadence"]'),
+        ).toBeVisible();
       } finally {
         clearInterval(polls);
         await client
