@@ -85,6 +85,11 @@ test('the page on ?observe= shows a real client’s task live through taskscope 
         await expect(
           page.getByTestId('client-rules').locator('[data-rule="client-poll-cadence"]'),
         ).toBeVisible();
+        // The receiver's rules are judged on the observed traffic: the demo gives a ttl in every answer.
+        await expect(page.getByTestId('report-rules').locator('[data-rule="ttl-present"]')).toHaveAttribute(
+          'data-verdict',
+          'pass',
+        );
       } finally {
         clearInterval(polls);
         await client
