@@ -45,3 +45,32 @@ export function refuseWhilePassive(
   for (const type of Object.keys(refusals) as Refused[]) refuse(type, refusals[type]);
   return table;
 }
+
+/**
+ * The live table with what a passive mode (a replay, an observed session) changes: it ends before a connect or a
+ * disconnect, it answers `listTools` itself, and each command that would reach a receiver is refused while it
+ * runs (`passiveRefusals`).
+ */
+export function passiveTable(
+  live: CommandTable,
+  mode: {
+    active: () => boolean;
+    stop: () => void;
+    listTools: CommandTable['listTools'];
+    error: ClassifiedError;
+  },
+): CommandTable {
+  const table: CommandTable = {
+    ...live,
+    connect: (command) => {
+      mode.stop();
+      return live.connect(command);
+    },
+    disconnect: (command) => {
+      mode.stop();
+      return live.disconnect(command);
+    },
+    listTools: mode.listTools,
+  };
+  return refuseWhilePassive(table, mode.active, mode.error);
+}

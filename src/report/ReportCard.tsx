@@ -156,23 +156,44 @@ function SideTag({ side }: { side: 'receiver' | 'client' }) {
   );
 }
 
-function RuleRow({ rule, era }: { rule: RuleResult; era: Era }) {
-  const def = RULE_BY_ID.get(rule.id);
-  const strength = def ? strengthFor(def, era) : undefined;
+/** One rule's row, either side's: its verdict, title and side, strength, what it rests on, why, first offence, text. */
+function RuleRowView({
+  id,
+  verdict,
+  title,
+  side,
+  active,
+  strength,
+  observations,
+  reason,
+  firstOffence,
+  source,
+}: {
+  id: string;
+  verdict: Verdict;
+  title: string;
+  side: 'receiver' | 'client';
+  active?: boolean;
+  strength: Strength | undefined;
+  observations: number;
+  reason: string;
+  firstOffence: Offence | undefined;
+  source: ReactNode;
+}) {
   return (
     <tr
       className="border-t border-slate-100 align-top dark:border-slate-800"
       data-testid="report-rule"
-      data-rule={rule.id}
-      data-verdict={rule.verdict}
+      data-rule={id}
+      data-verdict={verdict}
     >
       <td className="py-1.5 pr-3">
-        <VerdictMark verdict={rule.verdict} />
+        <VerdictMark verdict={verdict} />
       </td>
       <td className="py-1.5 pr-3">
-        <span className="font-medium">{def?.title ?? rule.id}</span>
-        <SideTag side="receiver" />
-        {rule.source === 'active' && (
+        <span className="font-medium">{title}</span>
+        <SideTag side={side} />
+        {active && (
           <span className="ml-1 text-[10px] text-violet-700 uppercase dark:text-violet-400">active</span>
         )}
       </td>
@@ -180,16 +201,32 @@ function RuleRow({ rule, era }: { rule: RuleResult; era: Era }) {
         <StrengthBadge strength={strength} />
       </td>
       <td className="py-1.5 pr-3 text-right tabular-nums" title="Observations the verdict rests on">
-        {rule.observations}
+        {observations}
       </td>
-      <td className="py-1.5 pr-3 [overflow-wrap:anywhere]">{rule.reason}</td>
+      <td className="py-1.5 pr-3 [overflow-wrap:anywhere]">{reason}</td>
       <td className="py-1.5 pr-3">
-        <OffenceLink offence={rule.firstOffence} />
+        <OffenceLink offence={firstOffence} />
       </td>
-      <td className="py-1.5">
-        <SpecLink href={def?.spec[era]} era={era} />
-      </td>
+      <td className="py-1.5">{source}</td>
     </tr>
+  );
+}
+
+function RuleRow({ rule, era }: { rule: RuleResult; era: Era }) {
+  const def = RULE_BY_ID.get(rule.id);
+  return (
+    <RuleRowView
+      id={rule.id}
+      verdict={rule.verdict}
+      title={def?.title ?? rule.id}
+      side="receiver"
+      active={rule.source === 'active'}
+      strength={def ? strengthFor(def, era) : undefined}
+      observations={rule.observations}
+      reason={rule.reason}
+      firstOffence={rule.firstOffence}
+      source={<SpecLink href={def?.spec[era]} era={era} />}
+    />
   );
 }
 
@@ -208,37 +245,23 @@ function ClientRuleRow({ rule, card }: { rule: ClientRuleResult; card: ClientCar
   const def = CLIENT_RULE_BY_ID.get(rule.id);
   const source = def?.source[card.era];
   return (
-    <tr
-      className="border-t border-slate-100 align-top dark:border-slate-800"
-      data-testid="report-rule"
-      data-rule={rule.id}
-      data-verdict={rule.verdict}
-    >
-      <td className="py-1.5 pr-3">
-        <VerdictMark verdict={rule.verdict} />
-      </td>
-      <td className="py-1.5 pr-3">
-        <span className="font-medium">{def?.title ?? rule.id}</span>
-        <SideTag side="client" />
-      </td>
-      <td className="py-1.5 pr-3">
-        <StrengthBadge strength={def ? clientStrength(def, card.era, card.documentsFlavour) : undefined} />
-      </td>
-      <td className="py-1.5 pr-3 text-right tabular-nums" title="Observations the verdict rests on">
-        {rule.observations}
-      </td>
-      <td className="py-1.5 pr-3 [overflow-wrap:anywhere]">{rule.reason}</td>
-      <td className="py-1.5 pr-3">
-        <OffenceLink offence={rule.firstOffence} />
-      </td>
-      <td className="py-1.5">
-        {source && /^https?:/.test(source) ? (
+    <RuleRowView
+      id={rule.id}
+      verdict={rule.verdict}
+      title={def?.title ?? rule.id}
+      side="client"
+      strength={def ? clientStrength(def, card.era, card.documentsFlavour) : undefined}
+      observations={rule.observations}
+      reason={rule.reason}
+      firstOffence={rule.firstOffence}
+      source={
+        source && /^https?:/.test(source) ? (
           <SpecLink href={source} era={card.era} />
         ) : (
           <span className="text-slate-500">{source ?? '—'}</span>
-        )}
-      </td>
-    </tr>
+        )
+      }
+    />
   );
 }
 

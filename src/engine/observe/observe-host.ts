@@ -17,7 +17,7 @@ import { judgeClient, type ClientCard } from '../../rules/client-judge';
 import type { CommandOf, CommandPart, CommandTable } from '../commands';
 import type { ConnectionNews, Health, ObservedNews, ObservedSource, Replies } from '../messages';
 import type { Outbox, TaskParts } from '../outbox';
-import { refuseWhilePassive } from '../passive-refusals';
+import { passiveTable } from '../passive-refusals';
 import type { PageTaskView } from '../task-views';
 import { ObservedStream, fetchSource } from './observed-stream';
 import { newest, summarise, type SessionSummary } from './observed-sessions';
@@ -90,19 +90,12 @@ export class ObserveHost {
    * replay does when its trace is accepted: ReplayHost's closeLive).
    */
   over(live: CommandTable): CommandTable {
-    const table: CommandTable = {
-      ...live,
-      connect: (command) => {
-        this.stop();
-        return live.connect(command);
-      },
-      disconnect: (command) => {
-        this.stop();
-        return live.disconnect(command);
-      },
+    return passiveTable(live, {
+      active: () => this.current !== null,
+      stop: () => this.stop(),
       listTools: async (command) => (this.current ? { tools: [], warnings: [] } : live.listTools(command)),
-    };
-    return refuseWhilePassive(table, () => this.current !== null, REFUSED);
+      error: REFUSED,
+    });
   }
 
   /** Ends the observing; what it showed stays on the page until the next connection replaces it. */

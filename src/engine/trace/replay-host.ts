@@ -1,6 +1,6 @@
 import { serverTaskSupport, serverTaskSupport2026, type ClassifiedError } from '../../mcp';
 import type { CommandOf, CommandPart, CommandTable } from '../commands';
-import { refuseWhilePassive } from '../passive-refusals';
+import { passiveTable } from '../passive-refusals';
 import type { Health, ReplayInfo, Replies } from '../messages';
 import type { Outbox, TaskParts } from '../outbox';
 import type { PageTaskView } from '../task-views';
@@ -75,20 +75,13 @@ export class ReplayHost {
    * refusal (passive-refusals.ts) and the tools are the trace's; a connect or a disconnect ends the replay first.
    */
   over(live: CommandTable): CommandTable {
-    const table: CommandTable = {
-      ...live,
-      connect: (command) => {
-        this.stop();
-        return live.connect(command);
-      },
-      disconnect: (command) => {
-        this.stop();
-        return live.disconnect(command);
-      },
+    return passiveTable(live, {
+      active: () => this.session !== null,
+      stop: () => this.stop(),
       listTools: async (command) =>
         this.session ? { tools: this.trace?.tools ?? [], warnings: [] } : live.listTools(command),
-    };
-    return refuseWhilePassive(table, () => this.session !== null, REFUSED);
+      error: REFUSED,
+    });
   }
 
   /** Ends the replay; what it showed stays on the page until the next connection replaces it. */
