@@ -11,7 +11,7 @@ import type {
 import { clearLog, startPageRecords } from '../tasks/page-records';
 import { usePreferences } from '../state/preferences-store';
 import { useSelection } from '../state/selection-store';
-import { useConnection } from '../state/connection-store';
+import { startingConnection, useConnection } from '../state/connection-store';
 import { endReplay, isReplaying, useReplay } from '../state/replay-store';
 import { endObserving, isObserving } from '../state/observe-store';
 import { receiverFromParam } from '../state/address-bar';
@@ -114,25 +114,7 @@ export async function connect(
   }
   const href = url.toString();
   const viaRelay = relayChosen(href);
-  useConnection.setState({
-    id,
-    url: href,
-    headers,
-    status: 'connecting',
-    since: Date.now(),
-    retryAt: undefined,
-    degraded: undefined,
-    streamNote: undefined,
-    server: undefined,
-    support: undefined,
-    error: undefined,
-    sessionId: undefined,
-    resumed: undefined,
-    recoveredAt: undefined,
-    history: undefined,
-    auth: undefined,
-    viaRelay,
-  });
+  startingConnection(id, href, headers, { viaRelay });
   recordUse(href, headers);
   const { pollingPaused, minPollIntervalMs, preserveLog } = usePreferences.getState();
   startPageRecords(leavingReplay ? 'none' : preserveLog ? 'pending' : 'all');

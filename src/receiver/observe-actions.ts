@@ -1,5 +1,5 @@
 import { getEngine } from '../bridge/engine-bridge';
-import { useConnection } from '../state/connection-store';
+import { startingConnection, useConnection } from '../state/connection-store';
 import { endReplay } from '../state/replay-store';
 import { useObserve } from '../state/observe-store';
 import { useSelection } from '../state/selection-store';
@@ -19,26 +19,7 @@ export async function observe(source: string, session?: string): Promise<void> {
   useObserve.setState((s) => ({ connectionId: id, source, news: picking ? s.news : undefined }));
   // Another session's tasks are not this one's: what was open goes, and so do the log and the inbox.
   if (picking) useSelection.getState().select({ kind: 'none' });
-  useConnection.setState({
-    id,
-    url: '',
-    headers: {},
-    status: 'connecting',
-    since: Date.now(),
-    retryAt: undefined,
-    degraded: undefined,
-    streamNote: undefined,
-    server: undefined,
-    support: undefined,
-    error: undefined,
-    reason: undefined,
-    sessionId: undefined,
-    resumed: undefined,
-    recoveredAt: undefined,
-    history: undefined,
-    auth: undefined,
-    viaRelay: undefined,
-  });
+  startingConnection(id, '', {});
   startPageRecords('none');
   const token = await fetchServerToken();
   if (useConnection.getState().id !== id) return;

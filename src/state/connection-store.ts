@@ -52,3 +52,35 @@ export const useConnection = create<ConnectionState>()(() => ({
   headers: {},
   status: 'idle',
 }));
+
+/**
+ * The state of a connection that starts now (a connect, a replay, an observed session): what the previous one
+ * learnt (server, session, errors, sign-in, history) is gone, so no place shows it under the new id.
+ */
+export function startingConnection(
+  id: number,
+  url: string,
+  headers: Record<string, string>,
+  more: Pick<ConnectionState, 'viaRelay'> = {},
+): void {
+  useConnection.setState({
+    id,
+    url,
+    headers,
+    status: 'connecting',
+    since: Date.now(),
+    retryAt: undefined,
+    server: undefined,
+    support: undefined,
+    error: undefined,
+    reason: undefined,
+    sessionId: undefined,
+    resumed: undefined,
+    recoveredAt: undefined,
+    viaRelay: more.viaRelay,
+    degraded: undefined,
+    streamNote: undefined,
+    history: undefined,
+    auth: undefined,
+  });
+}

@@ -1,7 +1,7 @@
 import { getEngine } from '../bridge/engine-bridge';
 import type { ReplaySpeed } from '../engine/messages';
 import { MAX_TRACE_BYTES } from '../engine/trace/limits';
-import { useConnection } from '../state/connection-store';
+import { startingConnection, useConnection } from '../state/connection-store';
 import { useReplay } from '../state/replay-store';
 import { endObserving } from '../state/observe-store';
 import { useSelection } from '../state/selection-store';
@@ -46,22 +46,7 @@ export async function openTraceText(
     },
   }));
   const id = freshConnection();
-  useConnection.setState({
-    id,
-    url: checked.info.receiverUrl,
-    headers: {},
-    status: 'connecting',
-    since: Date.now(),
-    server: undefined,
-    support: undefined,
-    error: undefined,
-    degraded: undefined,
-    retryAt: undefined,
-    sessionId: undefined,
-    history: undefined,
-    viaRelay: undefined,
-    streamNote: undefined,
-  });
+  startingConnection(id, checked.info.receiverUrl, {});
   const selection = useSelection.getState().selection;
   if ((selection.kind === 'task' && !keepTask) || selection.kind === 'tool')
     useSelection.getState().select({ kind: 'none' });
