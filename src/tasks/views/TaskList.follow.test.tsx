@@ -4,6 +4,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from '../../tracker/queries';
 import { useConnection } from '../../state/connection-store';
+import { PASSIVE_OBSERVING, useObserve } from '../../state/observe-store';
 import { reactRoot } from '../../../test/helpers/react-root';
 import { TaskList } from './TaskList';
 
@@ -53,5 +54,22 @@ describe('following a task id', () => {
     expect(pending.map((p) => p.id)).toEqual(['task-one', 'task-two']);
     await act(async () => pending[1]!.settle(true));
     expect(field.value).toBe('');
+  });
+});
+
+describe('following a task id while nothing can be sent', () => {
+  it('is off with the reason while a client session is observed', () => {
+    useObserve.setState({ connectionId: 1, source: 'demo' });
+    act(() =>
+      view.root.render(
+        <QueryClientProvider client={createQueryClient()}>
+          <TaskList />
+        </QueryClientProvider>,
+      ),
+    );
+    const field = view.container.querySelector<HTMLInputElement>('input[aria-label="Task id to follow"]')!;
+    expect(field.disabled).toBe(true);
+    expect(field.title).toBe(PASSIVE_OBSERVING);
+    useObserve.setState({ connectionId: undefined, source: undefined });
   });
 });

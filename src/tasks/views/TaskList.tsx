@@ -1,3 +1,4 @@
+import { usePassiveReason } from '../../state/connection-view';
 import { useMemo, useState, type FormEvent } from 'react';
 import { ChartNoAxesGantt, ListTodo, Pause, Play, RefreshCw, Search } from 'lucide-react';
 import { useShallow } from 'zustand/react/shallow';
@@ -65,6 +66,8 @@ export function TaskList() {
   const listStatus = useTasks((s) => s.listStatus);
   const query = useListAsk((s) => s.query);
   const [paste, setPaste] = useState('');
+  // A replay or an observed session follows nothing new: the engine would refuse it, so the field says why.
+  const passive = usePassiveReason();
   // The engine filters, searches and counts; the page holds the rows around those drawn. A poll that changes
   // a task's record re-renders its row, not the list.
   const list = useTasks((s) => s.list);
@@ -169,8 +172,9 @@ export function TaskList() {
               onChange={(e) => setPaste(e.target.value)}
               placeholder="Follow a task id…"
               aria-label="Task id to follow"
-              title="Paste a task id and press Enter to follow it"
-              className={`w-full px-2 py-1 font-mono text-xs ${compactField}`}
+              title={passive ?? 'Paste a task id and press Enter to follow it'}
+              disabled={passive !== undefined}
+              className={`w-full px-2 py-1 font-mono text-xs disabled:opacity-50 ${compactField}`}
             />
           </form>
         </div>
