@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -344,6 +345,28 @@ describe('streaming and closing', () => {
 });
 
 describe('what the proxy answers itself', () => {
+  it('frames a chunked body again on the way up: bytes in a DELETE body never reach the upstream as a request of their own', async () => {
+    const upstream = await scriptedUpstream();
+    later(upstream.close);
+    const { endpoint } = await proxyTo(upstream.url);
+    const { port } = new URL(endpoint);
+    const smuggled = 'GET /admin HTTP/1.1\r\nHost: smuggled\r\n\r\n';
+    const socket = net.connect(Number(port), '127.0.0.1');
+    later(async () => void socket.destroy());
+    socket.write(
+      `DELETE /proxy/up/mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nTransfer-Encoding: chunked\r\n\r\n` +
+        `${Buffer.byteLength(smuggled).toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`,
+    );
+    await waitFor(() => upstream.requests.length >= 1, 5000);
+    const first = upstream.requests[0]!;
+    expect(first.req.method).toBe('DELETE');
+    expect(first.body.toString()).toBe(smuggled);
+    first.res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    // Had the body gone up bare, the upstream would now be reading `GET /admin` as a second request.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(upstream.requests.map((r) => r.req.url)).toEqual(['/mcp']);
+  });
+
   it('502 with the request’s id when the upstream is unreachable', async () => {
     const gone = await scriptedUpstream();
     await gone.close();

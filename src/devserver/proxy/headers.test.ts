@@ -27,6 +27,8 @@ describe('the proxy’s headers', () => {
       'Cookie', 'b=2',
       'Last-Event-ID', '7',
       'traceparent', '00-1-2-01',
+      // The client's chunked body is framed again on this hop.
+      'Transfer-Encoding', 'chunked',
     ]); // prettier-ignore
   });
 

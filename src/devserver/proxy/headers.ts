@@ -68,6 +68,10 @@ export function upstreamRequestHeaders(
   // The upstream's own name: virtual hosts, TLS and its own DNS rebinding guard depend on it.
   const out = ['Host', upstream.host, ...endToEnd(raw, replaced)];
   for (const { name, value } of extra) out.push(name, value);
+  // A body the client framed with Transfer-Encoding is framed again on this hop: Node chunks what is piped only
+  // when told to (a GET or DELETE would otherwise send it bare, and its bytes would read as a second request).
+  if (headerPairs(raw).some(([name]) => name.toLowerCase() === 'transfer-encoding'))
+    out.push('Transfer-Encoding', 'chunked');
   return out;
 }
 
