@@ -146,7 +146,15 @@ function eraOf(requests: readonly ClientRequest[]): Era {
   return '2025-11-25';
 }
 
-const key = (id: string | number) => `${typeof id}:${String(id)}`;
+/**
+ * An answer belongs to the request its HTTP exchange carried: two clients judged together (one name, or more
+ * sessions than the list holds) each count their ids from the start. Over stdio there is one client and no
+ * exchange.
+ */
+const key = (id: string | number, exchange: number | undefined) =>
+  `${exchange ?? ''}:${typeof id}:${String(id)}`;
+/** Requests still waiting for an answer; one that never gets one cannot grow this. */
+const MAX_PENDING = 10_000;
 
 /** Reads one client session's messages, oldest first, into what the client rules judge. */
 export function readClientSession(messages: readonly SeenMessage[], era?: Era): ClientSession {
@@ -167,7 +175,7 @@ export function readClientSession(messages: readonly SeenMessage[], era?: Era): 
         const request: ClientRequest = { at: seen.at, wallTime: seen.wallTime, method, id, params };
         if (seen.headers) request.headers = seen.headers;
         requests.push(request);
-        pending.set(key(id), request);
+        if (pending.size < MAX_PENDING) pending.set(key(id, seen.exchange), request);
       } else if (method !== undefined)
         notifications.push({ at: seen.at, wallTime: seen.wallTime, method, params });
       continue;
@@ -182,9 +190,9 @@ export function readClientSession(messages: readonly SeenMessage[], era?: Era): 
       continue;
     }
     if (id === undefined) continue;
-    const request = pending.get(key(id));
+    const request = pending.get(key(id, seen.exchange));
     if (!request) continue;
-    pending.delete(key(id));
+    pending.delete(key(id, seen.exchange));
     const answer: ServerAnswer = { at: seen.at };
     if (seen.httpStatus !== undefined) answer.httpStatus = seen.httpStatus;
     if ('error' in m) answer.error = readError(m.error);

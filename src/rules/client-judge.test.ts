@@ -385,3 +385,30 @@ describe('the client card, 2026-07-28', () => {
     });
   });
 });
+
+describe('two clients judged together', () => {
+  it('pair each answer with the request its exchange carried, though both count their ids from 1', () => {
+    const messages: SeenMessage[] = [];
+    const send = (at: number, exchange: number, id: number, method: string, params: object) =>
+      messages.push({
+        at,
+        wallTime: at,
+        from: 'client',
+        exchange,
+        message: { jsonrpc: '2.0', id, method, params },
+      });
+    const answer = (at: number, exchange: number, id: number, result: object) =>
+      messages.push({ at, wallTime: at, from: 'server', exchange, message: { jsonrpc: '2.0', id, result } });
+    const task = (taskId: string, status: string) => ({ taskId, status, pollInterval: 1000, ttl: 60_000 });
+    // Both send id 1 at once; A's task has completed, B's works on. B then polls at its interval.
+    send(0, 1, 1, 'tasks/get', { taskId: 'a' });
+    send(1, 2, 1, 'tasks/get', { taskId: 'b' });
+    answer(2, 1, 1, task('a', 'completed'));
+    answer(3, 2, 1, task('b', 'working'));
+    send(1010, 3, 2, 'tasks/get', { taskId: 'b' });
+    answer(1012, 3, 2, task('b', 'working'));
+    const card = judgeClient(messages);
+    expect(card.rules.find((r) => r.id === 'client-stops-at-terminal')?.verdict).not.toBe('warn');
+    expect(card.rules.find((r) => r.id === 'client-poll-cadence')?.verdict).toBe('pass');
+  });
+});

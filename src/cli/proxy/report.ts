@@ -11,6 +11,9 @@ import { countsLine, markdownCell, offenceText, VERDICT_ORDER } from '../../rule
 import { CHECK_JSON_FORMAT, CHECK_JSON_VERSION, junitRuleCase, xmlText } from '../check/outputs';
 import { EXIT, judgeRules, type CheckRun, type JudgedRule, type RunOptions } from '../check/outcome';
 
+/** Client sessions a report judges apart; past it they are judged together as the unnamed client. */
+const MAX_JUDGED_SESSIONS = 10_000;
+
 export interface ClientReport {
   client: Omit<ObservedClient, 'messages'>;
   card: ClientCard;
@@ -43,10 +46,13 @@ export function judgeProxy(
   messages: readonly SeenMessage[],
   options: Omit<RunOptions, 'incomplete'>,
 ): ProxyRun {
-  const clients = splitClientSessions(messages).map(({ messages: own, ...client }): ClientReport => {
-    const card = judgeClient(own);
-    return { client, card, run: judgeRules(card.rules, options) };
-  });
+  // Every session judged on its own (the page's list keeps fewer): two clients' ids must never meet.
+  const clients = splitClientSessions(messages, MAX_JUDGED_SESSIONS).map(
+    ({ messages: own, ...client }): ClientReport => {
+      const card = judgeClient(own);
+      return { client, card, run: judgeRules(card.rules, options) };
+    },
+  );
   const failed = clients.filter((c) => c.run.outcome === 'fail');
   if (failed.length > 0)
     return {
