@@ -57,10 +57,15 @@ async function host(command: string[], ctx: TestContext, env: Record<string, str
 }
 
 /** The proxy run directly, its three streams ours: what it writes, how it exits. */
-function proxyProcess(command: string[], ctx: TestContext, flags: string[] = ['--port', '0']) {
+function proxyProcess(
+  command: string[],
+  ctx: TestContext,
+  flags: string[] = ['--port', '0'],
+  env: Record<string, string> = {},
+) {
   const child = spawn(process.execPath, [...PROXY.slice(1), 'name=t', ...flags, '--', ...command], {
     cwd: repoRoot,
-    env: { ...process.env, TASKSCOPE_DIST: dist.dir },
+    env: { ...process.env, TASKSCOPE_DIST: dist.dir, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const stdout: Buffer[] = [];
@@ -231,6 +236,19 @@ describe('taskscope proxy --stdio', () => {
     expect(await proxy.exited).toEqual({ code: 3, signal: null });
     expect(proxy.stdout()).toBe('{"a":1}\n');
     expect(proxy.stderr()).toMatch(/^taskscope proxy: t exited with code 3$/m);
+  });
+
+  it('the server gets the environment the host gave the proxy, with --env over it', async (ctx) => {
+    const proxy = proxyProcess(
+      nodeServer(
+        `process.stdout.write(JSON.stringify({ key: process.env.HOST_KEY, over: process.env.OVER }) + '\\n'); process.exit(0)`,
+      ),
+      ctx,
+      ['--port', '0', '--env', 'OVER=from-flag'],
+      { HOST_KEY: 'from-host-config', OVER: 'from-host' },
+    );
+    expect((await proxy.exited).code).toBe(0);
+    expect(JSON.parse(proxy.stdout())).toEqual({ key: 'from-host-config', over: 'from-flag' });
   });
 
   it('a command that is not found: 127, and stderr says so', async (ctx) => {

@@ -36,8 +36,8 @@ command) and passes every byte between them unchanged, while Taskscope's page sh
 stdout is the only thing on stdout; everything Taskscope says, and the server's stderr, goes to stderr.
 
   name=NAME          the server's name on the page; defaults to the package or script it runs
-  --env KEY=VALUE    set in the server's environment (repeatable); it gets only HOME, PATH, SHELL, TERM, USER
-                     and LOGNAME from the host's besides, as MCP clients do
+  --env KEY=VALUE    set in the server's environment (repeatable), over the environment the host gave the
+                     proxy (its config's "env" reaches the server as it would without the proxy)
   --cwd DIR          the server's working directory
   --port N           the page's port, or the next free one after it (default ${STDIO_PROXY_DEFAULT_PORT}; 0 picks any free one)
   --open             open the page in the browser (default: not, since a host started it)

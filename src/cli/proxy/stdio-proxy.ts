@@ -91,7 +91,9 @@ async function proxy(
 
   let child: ChildProcess;
   try {
-    child = spawnServer(args.command);
+    // In place of the server's own command: the environment the host gave it is the server's (its `env` entries
+    // are set on this process), with --env over it.
+    child = spawnServer(args.command, process.env);
   } catch (error) {
     say(`could not start ${commandLine(args.command)}: ${(error as Error).message}`);
     return EXIT.notStarted;

@@ -69,12 +69,16 @@ function validMessage(value: unknown): value is WireMessage {
 
 /**
  * Starts a stdio server as MCP clients do: the command itself (no shell), the SDK's default environment (HOME,
- * PATH, SHELL, TERM, USER, LOGNAME) plus the command's own `env`, all three streams piped. Throws when it cannot
- * be started at once; a command that is not found is the returned process's 'error'.
+ * PATH, SHELL, TERM, USER, LOGNAME) plus the command's own `env`, all three streams piped. `base` replaces the
+ * default environment where the caller's whole one is the server's (`proxy --stdio`: the host chose it). Throws
+ * when it cannot be started at once; a command that is not found is the returned process's 'error'.
  */
-export function spawnServer({ command, args, env, cwd }: StdioCommand): ChildProcess {
+export function spawnServer(
+  { command, args, env, cwd }: StdioCommand,
+  base: NodeJS.ProcessEnv = getDefaultEnvironment(),
+): ChildProcess {
   return spawn(command, args, {
-    env: { ...getDefaultEnvironment(), ...env },
+    env: { ...base, ...env },
     cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
     shell: false,
