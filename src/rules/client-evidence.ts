@@ -175,7 +175,8 @@ export function readClientSession(messages: readonly SeenMessage[], era?: Era): 
         const request: ClientRequest = { at: seen.at, wallTime: seen.wallTime, method, id, params };
         if (seen.headers) request.headers = seen.headers;
         requests.push(request);
-        if (pending.size < MAX_PENDING) pending.set(key(id, seen.exchange), request);
+        if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as string);
+        pending.set(key(id, seen.exchange), request);
       } else if (method !== undefined)
         notifications.push({ at: seen.at, wallTime: seen.wallTime, method, params });
       continue;

@@ -45,8 +45,8 @@ IDE, your own client) at the client endpoint instead of the server.
   -h, --help            this text
 
 Ctrl-C (or SIGTERM) stops it; the report files are written then. Exit codes: 0 stopped and no client rule
-failed; 1 a client rule failed (or a baseline entry is stale), or it could not listen; 2 a mistake in the
-command.`;
+failed; 1 a client rule failed (or a baseline entry is stale, or no client was seen), or it could not listen;
+2 a mistake in the command.`;
 
 /** The upstream's host name as a proxy name: lower case, [a-z0-9-], at most 63 characters. */
 export function nameFromUrl(url: URL): string {

@@ -94,3 +94,9 @@ describe('the trace files of a proxy run', () => {
     expect(traceFileName('.hidden', 1)).toBe('.hidden-2');
   });
 });
+
+describe('a proxy run with no client', () => {
+  it('fails: a client that went past the proxy must not pass green', () => {
+    expect(judgeProxy([], { failOn: 'fail' })).toMatchObject({ outcome: 'fail', exitCode: 1, clients: [] });
+  });
+});

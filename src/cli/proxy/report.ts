@@ -61,12 +61,15 @@ export function judgeProxy(
       reason: failed.map((c) => `${clientLabel(c.client)}: ${c.run.reason}`).join('; '),
       clients,
     };
-  return {
-    outcome: 'pass',
-    exitCode: EXIT.pass,
-    reason: clients.length > 0 ? 'every client rule judged passes' : 'no client was seen',
-    clients,
-  };
+  // A CI client that went past the proxy (a wrong URL) must not pass green: no client judged is a fail.
+  if (clients.length === 0)
+    return {
+      outcome: 'fail',
+      exitCode: EXIT.fail,
+      reason: 'no client was seen: point the client at the client endpoint',
+      clients,
+    };
+  return { outcome: 'pass', exitCode: EXIT.pass, reason: 'every client rule judged passes', clients };
 }
 
 const sourceOf = (id: ClientRuleResult['id'], era: ClientCard['era']) =>

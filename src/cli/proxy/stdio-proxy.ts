@@ -62,7 +62,7 @@ export async function runStdioProxy(argv: string[]): Promise<number> {
   }
 }
 
-/** How long after the host's stdin ends the report files are written if the server has not exited by then. */
+/** How long after the host's stdin ends, or a signal comes, the report files are written if the server has not exited by then. */
 const REPORT_AFTER_STDIN_MS = 1000;
 
 async function proxy(
@@ -170,9 +170,14 @@ async function proxy(
       say,
     );
   let reportTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A moment from now, unless the server's exit writes it first: a host may not wait for the server. */
+  const reportSoon = () => {
+    if (wantsReport(args.report) && reportTimer === undefined)
+      reportTimer = setTimeout(() => void report(), REPORT_AFTER_STDIN_MS);
+  };
   stdin.once('end', () => {
     fromClient.end();
-    if (wantsReport(args.report)) reportTimer = setTimeout(() => void report(), REPORT_AFTER_STDIN_MS);
+    reportSoon();
   });
   // A server that exits while the host still writes gives EPIPE here; its exit is what is reported.
   serverStdin.on('error', () => undefined);
@@ -193,7 +198,11 @@ async function proxy(
   };
   stderr.on('error', onStderrError);
 
-  const forward = (signal: NodeJS.Signals) => () => signalServer(child, signal);
+  // A host that sends SIGINT or SIGTERM may send SIGKILL next: the report is written a moment after either.
+  const forward = (signal: NodeJS.Signals) => () => {
+    signalServer(child, signal);
+    if (signal !== 'SIGHUP') reportSoon();
+  };
   const handlers = FORWARDED.map((signal) => [signal, forward(signal)] as const);
   for (const [signal, handler] of handlers) process.on(signal, handler);
 

@@ -25,3 +25,14 @@ describe('SseReader', () => {
     expect(dropped).toBe(1);
   });
 });
+
+describe('SseReader, an event of many short lines', () => {
+  it('lets it go once its data passes the cap, holding no more of it, and reads the next event', () => {
+    const events: SseEvent[] = [];
+    const reader = new SseReader((e) => events.push(e), 100);
+    for (let i = 0; i < 10_000; i++) reader.push('data: 0123456789\n');
+    reader.push('\ndata: next\n\n');
+    expect(events).toEqual([{ data: 'next' }]);
+    expect(reader.dropped).toBe(1);
+  });
+});

@@ -1,6 +1,7 @@
 /**
  * Server-sent events read incrementally from decoded text, for Taskscope's copy of an answer: the forwarded
- * bytes never pass through here. A line longer than `maxLineChars` is dropped (and said so), never grown.
+ * bytes never pass through here. A line longer than `maxLineChars` is dropped (and said so), never grown; so is
+ * an event whose data lines add up to more than that (its lines are let go as they come, up to its blank line).
  */
 
 export interface SseEvent {
@@ -16,6 +17,9 @@ export class SseReader {
   private event: string | undefined;
   private id: string | undefined;
   private data: string[] = [];
+  private dataChars = 0;
+  /** The event under way grew past the cap: its lines are skipped until the blank line that ends it. */
+  private eventTooLong = false;
   private hasData = false;
   /** Lines dropped for their length. */
   dropped = 0;
@@ -74,6 +78,14 @@ export class SseReader {
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'data') {
+      if (this.eventTooLong) return;
+      this.dataChars += value.length + 1;
+      if (this.dataChars > this.maxLineChars) {
+        this.eventTooLong = true;
+        this.data = [];
+        this.dropped++;
+        return;
+      }
       this.data.push(value);
       this.hasData = true;
     } else if (field === 'event') this.event = value;
@@ -81,7 +93,7 @@ export class SseReader {
   }
 
   private dispatch(): void {
-    if (this.hasData || this.event !== undefined || this.id !== undefined) {
+    if (!this.eventTooLong && (this.hasData || this.event !== undefined || this.id !== undefined)) {
       const event: SseEvent = { data: this.data.join('\n') };
       if (this.event !== undefined) event.event = this.event;
       if (this.id !== undefined) event.id = this.id;
@@ -90,6 +102,8 @@ export class SseReader {
     this.event = undefined;
     this.id = undefined;
     this.data = [];
+    this.dataChars = 0;
+    this.eventTooLong = false;
     this.hasData = false;
   }
 }

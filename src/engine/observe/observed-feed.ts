@@ -71,8 +71,11 @@ export class ObservedFeed {
       if (method === undefined) return [];
       this.learnEra(method, params);
       const key = idKey(m.id, seen.exchange);
-      if (key !== undefined && this.pending.size < MAX_PENDING)
+      if (key !== undefined) {
+        // A request whose answer never comes (a closed client, a cut copy) must not stop newer ones being read.
+        if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value as string);
         this.pending.set(key, { method, params, at: seen.wallTime });
+      }
       return method === 'tasks/result' && typeof params.taskId === 'string'
         ? this.resultSent(params.taskId)
         : [];
