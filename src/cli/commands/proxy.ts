@@ -53,7 +53,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(process.env.TASKSCOPE_DIST ? { staticDir: path.resolve(process.env.TASKSCOPE_DIST) } : {}),
     });
   } catch (error) {
-    console.error(await startFailure(error, port, host, `taskscope proxy ${args.upstream}`));
+    console.error(await startFailure(error, port, host, `taskscope proxy ${redactUrl(args.upstream)}`));
     return EXIT.failed;
   }
 

@@ -12,10 +12,20 @@ const MIN_SECRET_CHARS = 8;
 /** What every OAuth secret field's name holds: text without any of these has none to replace. */
 const MAY_HOLD_AUTH_FIELD = /code|_token|secret/;
 
-/** A secret value and, for `Scheme token`, the token alone (it may appear in a body without its scheme). */
-export function secretParts(value: string): string[] {
-  const parts = [value, ...value.split(/[\s;,=]+/)].map((p) => p.trim());
-  return [...new Set(parts.filter((p) => p.length >= MIN_SECRET_CHARS))];
+/**
+ * The parts of a credential header's value to look for in bodies: the whole value and, for `Scheme token`, the
+ * token alone (it may appear in a body without its scheme); for cookies, each cookie's value, never its name.
+ */
+export function secretParts(value: string, name = ''): string[] {
+  const lower = name.toLowerCase();
+  const parts =
+    lower === 'cookie' || lower === 'set-cookie'
+      ? // Set-Cookie's first pair is the cookie; the rest are its attributes (Path, Expires…).
+        (lower === 'set-cookie' ? value.split(';').slice(0, 1) : value.split(';')).map((pair) =>
+          pair.slice(pair.indexOf('=') + 1),
+        )
+      : [value, ...value.split(/\s+/)];
+  return [...new Set(parts.map((p) => p.trim()).filter((p) => p.length >= MIN_SECRET_CHARS))];
 }
 
 /** The text with OAuth fields and every known secret replaced. */

@@ -174,3 +174,27 @@ describe('the proxy’s tap', () => {
     expect(tap.entries()[0]?.end).toBe('client-closed');
   });
 });
+
+describe('what the tap redacts, and what it leaves', () => {
+  it('a cookie’s name and a protocol header given on the command line stay; their values are not blanked in bodies', () => {
+    const tap = new ProxyTap([{ name: 'MCP-Protocol-Version', value: '2026-07-28' }]);
+    const exchange = tap.begin('up', 'POST', '/proxy/up/mcp', [
+      'Cookie',
+      'sessionidentifier=cookie-value-77',
+    ]);
+    exchange.requestChunk(
+      Buffer.from(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tasks/get',
+          params: { note: 'sessionidentifier cookie-value-77', _meta: { v: '2026-07-28' } },
+        }),
+      ),
+    );
+    exchange.requestEnd();
+    const [kept] = tap.entries();
+    expect(kept?.request.body).toContain('"v":"2026-07-28"');
+    expect(kept?.request.body).toContain('sessionidentifier [redacted]');
+  });
+});

@@ -19,6 +19,19 @@ import {
 
 export * from './tap-types.js';
 
+/** Headers of the protocol itself: never a credential, whoever sets them. */
+const PROTOCOL_HEADERS = new Set([
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'mcp-method',
+  'mcp-name',
+  'accept',
+  'content-type',
+  'user-agent',
+  'last-event-id',
+  'traceparent',
+]);
+
 export class ProxyTap implements TapSink {
   private readonly ring: TapExchange[] = [];
   private readonly sizes = new WeakMap<TapExchange, number>();
@@ -35,7 +48,11 @@ export class ProxyTap implements TapSink {
     readonly now: () => number = Date.now,
   ) {
     this.secretNames = new Set(extraHeaders.map((h) => h.name.toLowerCase()));
-    this.secrets = extraHeaders.flatMap((h) => secretParts(h.value));
+    // A `--header` is a credential for the upstream, looked for in bodies too, unless it is one of the protocol's
+    // own headers: an `MCP-Protocol-Version` given on the command line must not blank every version a body names.
+    this.secrets = extraHeaders.flatMap((h) =>
+      PROTOCOL_HEADERS.has(h.name.toLowerCase()) ? [] : secretParts(h.value, h.name),
+    );
   }
 
   /** The exchanges kept, oldest first. Live objects: read, do not change. */
@@ -81,7 +98,7 @@ export class ProxyTap implements TapSink {
     const out: Array<[string, string]> = [];
     for (const [name, value] of headerPairs(raw)) {
       if (isSecretHeader(name) || this.secretNames.has(name.toLowerCase())) {
-        secrets.push(...secretParts(value));
+        if (!PROTOCOL_HEADERS.has(name.toLowerCase())) secrets.push(...secretParts(value, name));
         out.push([name, REDACTED]);
       } else out.push([name, value]);
     }
