@@ -23,6 +23,7 @@ import { nextFreePort } from '../start/network.js';
 import { openBrowser } from '../start/open-browser.js';
 import { STDIO_PROXY_USAGE, parseStdioProxyArgs, type StdioProxyArgs } from './stdio-args.js';
 import { RingTap, tapReader, type TapDirection } from './stdio-tap.js';
+import { secretParts } from '../../devserver/proxy/tap-redact.js';
 import { readBaseline, wantsReport, writeProxyReports } from './write-report.js';
 import { packageVersion } from '../../devserver/package-root.js';
 import type { Baseline } from '../check/outcome.js';
@@ -141,8 +142,10 @@ async function proxy(
     notJson: (direction: TapDirection, line: string) =>
       consoleRing.push('bridge', `The ${direction} wrote a line that is not JSON: ${line.slice(0, 200)}`),
   };
-  const fromServer = tapReader(tap, 'server', notes);
-  const fromClient = tapReader(tap, 'client', notes);
+  // The values the command line gave the server's environment are secrets wherever a message repeats them.
+  const secrets = Object.values(args.command.env ?? {}).flatMap((value) => secretParts(value));
+  const fromServer = tapReader(tap, 'server', notes, { secrets });
+  const fromClient = tapReader(tap, 'client', notes, { secrets });
   const serverStderr = new LineReader(
     64 * 1024,
     (line) => consoleRing.push('stderr', line),

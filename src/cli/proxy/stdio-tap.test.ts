@@ -5,7 +5,7 @@ describe("the stdio proxy's tap", () => {
   it('keeps each message of a chunked stream, in order, with its direction and time', () => {
     const tap = new RingTap();
     const notes = { overLong: () => undefined, notJson: () => undefined };
-    const reader = tapReader(tap, 'server', notes, () => 42);
+    const reader = tapReader(tap, 'server', notes, { now: () => 42 });
     reader.push(Buffer.from('{"jsonrpc":"2.0","id":1,"res'));
     reader.push(Buffer.from('ult":{}}\r\n{"jsonrpc":"2.0","method":"n"}\n\n{"jsonrpc":"2.0","id":2}'));
     reader.end();
@@ -27,8 +27,7 @@ describe("the stdio proxy's tap", () => {
         overLong: (direction, bytes) => noted.push(`${direction} long ${bytes}`),
         notJson: (direction, line) => noted.push(`${direction} text ${line}`),
       },
-      Date.now,
-      16,
+      { maxLineBytes: 16 },
     );
     reader.push(Buffer.from('1\n2\nhello\n3\n4\n5\n"a string of more than 16"\n'));
     expect(tap.after(0).map((m) => m.message)).toEqual([3, 4, 5]);
@@ -45,5 +44,24 @@ describe("the stdio proxy's tap", () => {
     tap.record('client', 'a line larger than the cap', 4, 30);
     expect(tap.after(0).map((m) => m.message)).toEqual(['a line larger than the cap']);
     expect(tap.dropped).toBe(3);
+  });
+});
+
+describe('what the stdio tap keeps of a credential', () => {
+  it('nothing: OAuth token fields and the --env values given to the server are redacted before a line is kept', () => {
+    const tap = new RingTap();
+    const notes = { overLong: () => undefined, notJson: () => undefined };
+    const reader = tapReader(tap, 'server', notes, { secrets: ['env-secret-1234'] });
+    reader.push(
+      Buffer.from(
+        '{"jsonrpc":"2.0","id":1,"result":{"access_token":"at-abcdefgh","note":"key env-secret-1234"}}\n',
+      ),
+    );
+    expect(JSON.stringify(tap.after(0))).not.toMatch(/at-abcdefgh|env-secret-1234/);
+    expect(tap.after(0)[0]?.message).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { access_token: '[redacted]', note: 'key [redacted]' },
+    });
   });
 });

@@ -6,6 +6,7 @@
  */
 import { numberedAfter } from '../../devserver/observed/numbered.js';
 import { LineReader } from '../../devserver/stdio/line-reader.js';
+import { redactText } from '../../devserver/proxy/tap-redact.js';
 
 export type TapDirection = 'client' | 'server';
 
@@ -90,13 +91,15 @@ export function tapReader(
   tap: ProxyTap,
   direction: TapDirection,
   notes: TapNotes,
-  now: () => number = Date.now,
-  maxLineBytes = TAP_LIMITS.maxLineBytes,
+  options: { now?: () => number; maxLineBytes?: number; secrets?: readonly string[] } = {},
 ): LineReader {
+  const { now = Date.now, maxLineBytes = TAP_LIMITS.maxLineBytes, secrets = [] } = options;
   return new LineReader(
     maxLineBytes,
-    (line) => {
-      if (line.trim() === '') return;
+    (raw) => {
+      if (raw.trim() === '') return;
+      // What the copy keeps holds no credential: OAuth token fields, and the --env values the server was given.
+      const line = redactText(raw, secrets);
       let message: unknown;
       try {
         message = JSON.parse(line);
@@ -104,7 +107,7 @@ export function tapReader(
         notes.notJson(direction, line);
         return;
       }
-      tap.record(direction, message, now(), Buffer.byteLength(line));
+      tap.record(direction, message, now(), Buffer.byteLength(raw));
     },
     (bytes) => notes.overLong(direction, bytes),
   );
