@@ -83,7 +83,12 @@ export async function run(argv: string[]): Promise<number> {
       const run = await writeProxyReports(
         args.report,
         seenMessages(started.proxy.tap.entries()),
-        { upstream: redactUrl(args.upstream), version: packageVersion(), ...(baseline ? { baseline } : {}) },
+        {
+          upstream: redactUrl(args.upstream),
+          version: packageVersion(),
+          dropped: started.proxy.tap.evicted,
+          ...(baseline ? { baseline } : {}),
+        },
         (line) => console.error(`taskscope proxy: ${line}`),
       );
       console.log(`client report: ${run.outcome} (${run.reason})`);

@@ -32,6 +32,8 @@ export interface ProxyFacts {
   version: string;
   failOn: 'fail' | 'warn';
   generatedAt: number;
+  /** Exchanges (HTTP) or messages (stdio) the copy's caps let go before the report: judged without them. */
+  dropped?: number;
 }
 
 /** How a person tells a client apart: its name and version, else its session, else "unnamed client". */
@@ -100,6 +102,8 @@ export function proxyJson(run: ProxyRun, facts: ProxyFacts): string {
     taskscope: facts.version,
     generatedAt: new Date(facts.generatedAt).toISOString(),
     receiver: { url: facts.upstream },
+    // What the copy's caps let go before the report: the clients were judged on the rest.
+    dropped: facts.dropped ?? 0,
     outcome: run.outcome,
     exitCode: run.exitCode,
     reason: run.reason,
@@ -156,6 +160,7 @@ export function proxyJunit(run: ProxyRun, facts: ProxyFacts): string {
       `      <property name="client" value="${xmlText(clientLabel(client))}"/>`,
       `      <property name="upstream" value="${xmlText(facts.upstream)}"/>`,
       `      <property name="protocol" value="${card.era}"/>`,
+      `      <property name="dropped" value="${facts.dropped ?? 0}"/>`,
       '    </properties>',
       ...cases,
       '  </testsuite>',
@@ -177,6 +182,11 @@ export function proxyMarkdown(run: ProxyRun, facts: ProxyFacts): string {
     '',
     `Upstream ${markdownCell(facts.upstream)}, ${new Date(facts.generatedAt).toISOString()}: **${run.outcome}** (${markdownCell(run.reason)}).`,
   ];
+  if ((facts.dropped ?? 0) > 0)
+    lines.push(
+      '',
+      `The copy's caps let ${facts.dropped} earlier exchanges or messages go: the clients are judged on the rest.`,
+    );
   if (run.clients.length === 0) lines.push('', 'No client was seen.');
   for (const { client, card, run: own } of run.clients) {
     lines.push('', `### ${markdownCell(clientLabel(client))} (${card.era})`, '', countsLine(card.counts), '');

@@ -169,7 +169,12 @@ async function proxy(
     writeProxyReports(
       args.report,
       observed.after(0).map((m) => m.seen),
-      { upstream: `stdio:${args.name}`, version: packageVersion(), ...(baseline ? { baseline } : {}) },
+      {
+        upstream: `stdio:${args.name}`,
+        version: packageVersion(),
+        dropped: tap.dropped,
+        ...(baseline ? { baseline } : {}),
+      },
       say,
     );
   let reportTimer: ReturnType<typeof setTimeout> | undefined;

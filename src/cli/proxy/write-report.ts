@@ -38,7 +38,7 @@ export async function readBaseline(args: ReportArgs) {
 export async function writeProxyReports(
   args: ProxyReportArgs,
   messages: readonly SeenMessage[],
-  facts: { upstream: string; version: string; baseline?: Baseline },
+  facts: { upstream: string; version: string; baseline?: Baseline; dropped?: number },
   say: (line: string) => void,
 ): Promise<ProxyRun> {
   const run = judgeProxy(messages, {

@@ -60,7 +60,21 @@ export function bodyMessages(exchange: TapExchange): SeenMessage[] {
   const response = exchange.response;
   if (!response || exchange.body === undefined) return [];
   const at = exchange.endedAt ?? response.at;
-  return parsed(exchange.body).map((message) => ({
+  const messages = parsed(exchange.body);
+  // An HTTP error with no JSON-RPC body (a gateway's 429, a 503 page) still answers the request it carried: the
+  // rules read its status and Retry-After. Not for a body the tap cut: that one was JSON, only too long to keep.
+  if (messages.length === 0 && response.status >= 400 && !exchange.truncated)
+    for (const request of parsed(exchange.request.body))
+      if (isRequest(request))
+        messages.push({
+          jsonrpc: '2.0',
+          id: request.id,
+          error: {
+            code: -32000 - response.status,
+            message: `HTTP ${response.status} without a JSON-RPC body`,
+          },
+        });
+  return messages.map((message) => ({
     at,
     wallTime: at,
     from: 'server',
@@ -68,6 +82,12 @@ export function bodyMessages(exchange: TapExchange): SeenMessage[] {
     ...answer(exchange),
   }));
 }
+
+const isRequest = (value: unknown): value is { id: string | number } =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { method?: unknown }).method === 'string' &&
+  (typeof (value as { id?: unknown }).id === 'string' || typeof (value as { id?: unknown }).id === 'number');
 
 /** The server's messages in one event of a streamed answer; timed as it was read. */
 export function eventMessages(exchange: TapExchange, event: TapEvent): SeenMessage[] {

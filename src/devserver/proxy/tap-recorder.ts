@@ -66,8 +66,9 @@ export class Recorder implements TapRecorder {
     const body = Buffer.concat(this.requestParts).toString('utf8');
     this.requestParts = [];
     this.exchange.request.body = redactText(body, this.secrets);
-    if (this.tap.grow(this.exchange, this.exchange.request.body.length))
-      this.tap.emit({ kind: 'request-body', exchange: this.exchange });
+    // Told even once the ring has let the exchange go: a subscriber keeps its own copy (the page's source).
+    this.tap.grow(this.exchange, this.exchange.request.body.length);
+    this.tap.emit({ kind: 'request-body', exchange: this.exchange });
   }
 
   response(status: number, raw: RawHeaders): void {
@@ -150,7 +151,8 @@ export class Recorder implements TapRecorder {
     const body = redactText(Buffer.concat(this.jsonParts).toString('utf8'), this.secrets);
     this.jsonParts = [];
     this.exchange.body = body;
-    if (this.tap.grow(this.exchange, body.length)) this.tap.emit({ kind: 'body', exchange: this.exchange });
+    this.tap.grow(this.exchange, body.length);
+    this.tap.emit({ kind: 'body', exchange: this.exchange });
   }
 
   private onEvent(event: SseEvent): void {
@@ -158,6 +160,12 @@ export class Recorder implements TapRecorder {
     if (event.data.length > max) this.exchange.truncated = true;
     const data = redactText(event.data.length > max ? event.data.slice(0, max) : event.data, this.secrets);
     const kept: TapEvent = { ...event, data, at: this.tap.now() };
+    // A stream the ring has let go (a listen stream open for hours) is still told to subscribers, event by
+    // event, but no longer kept on the exchange: nothing accounts for it there.
+    if (!this.tap.grow(this.exchange, 0)) {
+      this.tap.emit({ kind: 'event', exchange: this.exchange, event: kept });
+      return;
+    }
     const events = this.exchange.events;
     events.push(kept);
     let size = data.length + (event.event?.length ?? 0) + (event.id?.length ?? 0);
@@ -168,7 +176,7 @@ export class Recorder implements TapRecorder {
       this.exchange.droppedEvents++;
       this.exchange.truncated = true;
     }
-    if (this.tap.grow(this.exchange, size))
-      this.tap.emit({ kind: 'event', exchange: this.exchange, event: kept });
+    this.tap.grow(this.exchange, size);
+    this.tap.emit({ kind: 'event', exchange: this.exchange, event: kept });
   }
 }

@@ -38,6 +38,8 @@ export class ProxyTap implements TapSink {
   private readonly listeners = new Set<(news: TapNews) => void>();
   private bytes = 0;
   private seq = 0;
+  /** Exchanges the caps let go since the start: a report judged on the rest says so. */
+  evicted = 0;
   private readonly secrets: string[];
   private readonly secretNames: Set<string>;
 
@@ -118,6 +120,7 @@ export class ProxyTap implements TapSink {
       if (!oldest) break;
       this.bytes -= this.sizes.get(oldest) ?? 0;
       this.sizes.delete(oldest);
+      this.evicted++;
     }
     return this.sizes.has(exchange);
   }
