@@ -55,9 +55,7 @@ export function createForwarder({
   const forward = (req: IncomingMessage, res: ServerResponse, target: ProxyTarget) => {
     const { upstream } = target;
     const url = req.url ?? '';
-    // The client's query string is passed on after the upstream's own; its path is not: the target is fixed.
-    const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
-    const path = `${upstream.pathname}${upstream.search}${query ? `${upstream.search ? '&' : '?'}${query}` : ''}`;
+    const path = `${upstream.pathname}${upstream.search}${clientQuery(url, upstream)}`;
     const recorder = tap.begin(target.name, req.method ?? 'GET', url, req.rawHeaders);
     // A stream may be silent for hours: nothing on this hop times it out.
     req.socket.setTimeout(0);
@@ -262,4 +260,33 @@ function sniffLegacy(
   answer.on('data', onData);
   answer.once('end', onEnd);
   res.once('close', onClose);
+}
+
+/**
+ * The client's query string, passed on after the upstream's own; its path is not (the target is fixed), nor a
+ * parameter the upstream URL sets itself (`?tenant=`): a server that reads the last of a name must read the
+ * command line's.
+ */
+export function clientQuery(url: string, upstream: URL): string {
+  const at = url.indexOf('?');
+  if (at < 0) return '';
+  const query = url.slice(at + 1);
+  const own = new Set(upstream.searchParams.keys());
+  const kept =
+    own.size === 0
+      ? query
+      : query
+          .split('&')
+          .filter((pair) => {
+            const name = pair.split('=')[0] ?? '';
+            let decoded = name;
+            try {
+              decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+            } catch {
+              // A name that does not decode is no name the upstream set.
+            }
+            return !own.has(decoded);
+          })
+          .join('&');
+  return kept === '' ? '' : `${upstream.search ? '&' : '?'}${kept}`;
 }

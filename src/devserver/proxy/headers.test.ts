@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clientAnswerHeaders, upstreamRequestHeaders } from './headers';
+import { clientQuery } from './forward';
 
 describe('the proxy’s headers', () => {
   it('up: end-to-end headers as they came (case, order, repeats), Host the upstream’s, hop-by-hop ones dropped', () => {
@@ -61,5 +62,15 @@ describe('the proxy’s headers', () => {
       'Content-Security-Policy', 'sandbox',
       'X-Content-Type-Options', 'nosniff',
     ]); // prettier-ignore
+  });
+});
+
+describe('the client’s query string', () => {
+  it('goes up after the upstream’s own, without a parameter the upstream URL sets', () => {
+    const upstream = new URL('http://up.example/mcp?tenant=ours');
+    expect(clientQuery('/proxy/up/mcp?tenant=theirs&x=1&tenant=again', upstream)).toBe('&x=1');
+    expect(clientQuery('/proxy/up/mcp?x=1', new URL('http://up.example/mcp'))).toBe('?x=1');
+    expect(clientQuery('/proxy/up/mcp', upstream)).toBe('');
+    expect(clientQuery('/proxy/up/mcp?ten%61nt=theirs', upstream)).toBe('');
   });
 });
