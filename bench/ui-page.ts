@@ -111,6 +111,8 @@ export interface ClickResult {
   dom: number[];
   frame: number[];
   failed: number;
+  /** Per click, the long tasks (ms) that began between the click and the frame after the detail showed. */
+  longTasks: number[][];
 }
 
 /**
@@ -125,7 +127,10 @@ export async function clickToDetail({
   count: number;
   timeoutMs: number;
 }): Promise<ClickResult> {
-  const result: ClickResult = { dom: [], frame: [], failed: 0 };
+  const result: ClickResult = { dom: [], frame: [], failed: 0, longTasks: [] };
+  const long: PerformanceEntry[] = [];
+  const longObserver = new PerformanceObserver((list) => long.push(...list.getEntries()));
+  longObserver.observe({ type: 'longtask' });
   const shownId = () =>
     document.querySelector('[data-testid=task-detail] [data-testid=task-id]')?.textContent?.trim() ?? '';
   const clicked = new Set<string>();
@@ -178,13 +183,52 @@ export async function clickToDetail({
       row.click();
       check();
     });
+    const clickEnd = performance.now();
     if (timing) {
       result.dom.push(timing.dom);
       result.frame.push(timing.frame);
     } else result.failed++;
     await new Promise((r) => setTimeout(r, 300));
+    // Long tasks are reported after they end: read once the pause has let them come.
+    const clickStart = clickEnd - (timing?.frame ?? timeoutMs);
+    result.longTasks.push(
+      long.filter((e) => e.startTime >= clickStart - 1 && e.startTime <= clickEnd).map((e) => e.duration),
+    );
   }
+  longObserver.disconnect();
   return result;
+}
+
+/**
+ * Opens the traffic drawer (closed before) and times it: from the click until its rows show, and the long tasks
+ * that began in that time and the next half second (its first batch of the whole log lands then).
+ */
+export async function openDrawerTimed({ toggle }: { toggle: string }): Promise<{
+  rowsMs: number | null;
+  messages: number;
+  longTasks: number[];
+}> {
+  const long: PerformanceEntry[] = [];
+  const observer = new PerformanceObserver((list) => long.push(...list.getEntries()));
+  observer.observe({ type: 'longtask' });
+  const rows = () =>
+    document.querySelectorAll('[data-testid=traffic-drawer] [data-testid=traffic-row]').length;
+  const start = performance.now();
+  document.querySelector<HTMLElement>(toggle)?.click();
+  let rowsMs: number | null = null;
+  for (let waited = 0; waited < 10_000; waited = performance.now() - start) {
+    await new Promise((r) => requestAnimationFrame(() => r(null)));
+    if (rows() > 0) {
+      rowsMs = performance.now() - start;
+      break;
+    }
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  observer.disconnect();
+  // "(40,123 messages, last 20000 kept, …)": what the drawer holds is the kept count when the log is at its cap.
+  const count = document.querySelector('[data-testid=traffic-count]')?.textContent ?? '';
+  const held = /last ([\d,]+) kept/.exec(count)?.[1] ?? /[\d,]+/.exec(count)?.[0] ?? '0';
+  return { rowsMs, messages: Number(held.replace(/,/g, '')), longTasks: long.map((e) => e.duration) };
 }
 
 /** True when a button (the status filter) reads `all <n>`. */

@@ -23,7 +23,14 @@ import { startApp } from '../src/devserver/start';
 import { CHROMIUM_ARGS, chromiumPath } from '../test/helpers/chromium';
 import { POLL_INTERVAL_MS, spawnLiveReceiver, type LiveReceiverProcess } from './live-receiver';
 import { analyse, quantile } from './ui-stats';
-import { bareFetchLoop, clickToDetail, listShowsAll, measurePhase, type PhaseResult } from './ui-page';
+import {
+  bareFetchLoop,
+  clickToDetail,
+  listShowsAll,
+  measurePhase,
+  openDrawerTimed,
+  type PhaseResult,
+} from './ui-page';
 import { watchWorkers, type HeapReading, type HeapWatcher } from './ui-heap';
 import { profileWindow, type ProfileFigures } from './ui-profile';
 
@@ -132,6 +139,10 @@ async function runSize(browser: Browser, receiver: LiveReceiverProcess, appUrl: 
     ]);
     phases.push(busyPhase);
 
+    // At the window's end the log is at its cap: the drawer opened then (closed since the drawer phase) gets the
+    // whole kept log in its first batch, the heaviest it ever gets.
+    await sleep(windowEndsAt - performance.now() - 2000);
+    const drawerAtCap = await page.evaluate(openDrawerTimed, { toggle: drawerToggle });
     await sleep(windowEndsAt - performance.now());
     const to = await receiver.now();
     const heapEnd = await heap.read({ gc: true });
@@ -145,6 +156,7 @@ async function runSize(browser: Browser, receiver: LiveReceiverProcess, appUrl: 
       phases,
       clicks,
       busyClicks,
+      drawerAtCap,
       busyAfterMs: busyAt - createdAt,
       cpu,
       heapLive,
@@ -192,6 +204,12 @@ function clickText(c: { frame: number[]; dom: number[]; failed: number }) {
   return `median ${fixed(quantile(sorted(c.frame), 0.5), 1)} ms to the next frame, ${fixed(quantile(sorted(c.dom), 0.5), 1)} ms to the DOM, max ${fixed(quantile(sorted(c.frame), 1), 1)} ms  (${c.frame.length} clicks${c.failed ? `, ${c.failed} failed` : ''})`;
 }
 
+function longText(durations: number[]) {
+  return durations.length === 0
+    ? 'no long task'
+    : `${durations.length} long task${durations.length === 1 ? '' : 's'}, longest ${fixed(Math.max(...durations))} ms, ${fixed(sum(durations))} ms in all`;
+}
+
 function heapText(h: HeapReading) {
   const workers = h.workers.length === 0 ? 0 : sum(h.workers);
   return `page ${mb(h.page)} + worker ${mb(workers)} (${h.workers.length}) = ${mb(h.page + workers)} MB`;
@@ -228,6 +246,11 @@ function print(f: SizeFigures, capacity: number) {
       ];
     }),
     ['click → detail', clickText(f.clicks)],
+    ['first open of a task: long tasks', longText(f.clicks.longTasks[0] ?? [])],
+    [
+      `drawer opened, ${f.drawerAtCap.messages} messages held`,
+      `${f.drawerAtCap.rowsMs === null ? 'no rows shown' : `rows shown in ${fixed(f.drawerAtCap.rowsMs)} ms`}; ${longText(f.drawerAtCap.longTasks)}`,
+    ],
     [`click → detail, ${fixed(f.busyAfterMs / 1000)} s in`, clickText(f.busyClicks)],
     ...f.cpu.map(({ label, polls, page, workers }): [string, string] => {
       const worker = workers.reduce((total, w) => total + w.busyMs, 0);
