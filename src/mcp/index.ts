@@ -10,6 +10,7 @@ export * from './session';
 export * from './session-holder';
 export * from './session-types';
 export * from './session-2026';
+export * from './header-values';
 export * from './tasks-api-2026';
 export * from './receiver-api';
 export * from './open-session';

@@ -1,5 +1,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { DeadlineExceeded, HttpStatusError } from './errors';
+import { headerValue } from './header-values';
 import type { InFlightRequests } from './guarded-fetch';
 import { cutText, isObject, limitJson } from './json';
 import {
@@ -43,15 +44,6 @@ function mcpNameOf(method: string, params: Record<string, unknown>): unknown {
   if (method === 'resources/read') return params.uri;
   if (method.startsWith('tasks/')) return params.taskId;
   return undefined;
-}
-
-/** A header value as the transport spec has it: plain printable ASCII as is, anything else base64 in a sentinel. */
-export function headerValue(value: string): string {
-  if (value !== '' && /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value)) return value;
-  const bytes = new TextEncoder().encode(value);
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return `=?base64?${btoa(binary)}?=`;
 }
 
 function withRoutingHeaders(base: typeof fetch): typeof fetch {

@@ -6,7 +6,8 @@ import type { Era } from '../mcp';
 import { clientRulesFor, clientStrength, type ClientRuleId } from './client-catalogue';
 import { readClientSession, type ClientSession, type SeenMessage } from './client-evidence';
 import * as rules from './client-rules';
-import type { ClientJudgement } from './client-rules';
+import * as wire from './client-wire-rules';
+import type { ClientJudgement } from './client-judgement';
 import type { Found } from './evidence';
 import type { Offence, Verdict } from './report-types';
 
@@ -49,16 +50,16 @@ const JUDGES: Record<ClientRuleId, (s: ClientSession) => ClientJudgement> = {
   'client-retry-after': rules.retryAfter,
   'client-result-fetched': rules.resultFetched,
   'client-result-promptly': rules.resultPromptly,
-  'client-capability-respected': rules.capabilityRespected,
-  'client-tool-task-support': rules.toolTaskSupport,
-  'client-extension-declared': rules.extensionDeclared,
+  'client-capability-respected': wire.capabilityRespected,
+  'client-tool-task-support': wire.toolTaskSupport,
+  'client-extension-declared': wire.extensionDeclared,
   'client-input-required-result': rules.inputRequiredResult,
-  'client-mcp-name': rules.mcpName,
-  'client-mcp-method': rules.mcpMethod,
-  'client-protocol-version': rules.protocolVersion,
-  'client-no-2025-task-methods': rules.no2025TaskMethods,
-  'client-task-param-ignored': rules.taskParamIgnored,
-  'client-input-answered-once': rules.inputAnsweredOnce,
+  'client-mcp-name': wire.mcpName,
+  'client-mcp-method': wire.mcpMethod,
+  'client-protocol-version': wire.protocolVersion,
+  'client-no-2025-task-methods': wire.no2025TaskMethods,
+  'client-task-param-ignored': wire.taskParamIgnored,
+  'client-input-answered-once': wire.inputAnsweredOnce,
 };
 
 const BROKEN: Record<'MUST' | 'SHOULD' | 'MAY', Verdict> = { MUST: 'fail', SHOULD: 'warn', MAY: 'info' };

@@ -6,7 +6,7 @@ import type { Era } from '../../mcp';
 import { oneLine } from '../../format/control-chars';
 import { RULE_BY_ID, strengthFor } from '../../rules/catalogue';
 import { VERDICT_ORDER, countsLine, offenceText } from '../../rules/report-markdown';
-import type { ReportCard, Verdict } from '../../rules/report-types';
+import type { Offence, ReportCard, Strength, Verdict } from '../../rules/report-types';
 import type { CheckRun, Judged, JudgedRule } from './outcome';
 
 /** What the run used besides the card: the tool it ran, and how it was chosen. */
@@ -197,6 +197,37 @@ export function junitXml(card: ReportCard, run: CheckRun): string {
 export const CHECK_JSON_FORMAT = 'taskscope-check';
 export const CHECK_JSON_VERSION = 2;
 
+/** One judged rule as the JSON reports write it (version 2), for either side: docs/cli.md gives the shape. */
+export function ruleEntryJson<S extends string>(
+  {
+    rule,
+    failing,
+    baseline,
+  }: JudgedRule<Judged & { reason: string; observations: number; firstOffence?: Offence }>,
+  described: {
+    side: 'receiver' | 'client';
+    title: string;
+    strength: Strength | null;
+    source: S;
+    spec: string | null;
+  },
+) {
+  return {
+    id: rule.id,
+    side: described.side,
+    title: described.title,
+    strength: described.strength,
+    verdict: rule.verdict,
+    failing,
+    baseline: baseline ?? null,
+    observations: rule.observations,
+    reason: rule.reason,
+    firstOffence: rule.firstOffence ?? null,
+    source: described.source,
+    spec: described.spec,
+  };
+}
+
 export function checkJson(
   card: ReportCard | undefined,
   run: CheckRun,
@@ -215,22 +246,15 @@ export function checkJson(
     failOn: facts.failOn,
     tool: facts.tool ?? null,
     counts: card?.counts ?? null,
-    rules: run.rules.map(({ rule, failing, baseline }) => {
-      const def = RULE_BY_ID.get(rule.id);
-      return {
-        id: rule.id,
+    rules: run.rules.map((judged) => {
+      const def = RULE_BY_ID.get(judged.rule.id);
+      return ruleEntryJson(judged, {
         side: 'receiver',
-        title: def?.title ?? rule.id,
+        title: def?.title ?? judged.rule.id,
         strength: def && era ? strengthFor(def, era) : null,
-        verdict: rule.verdict,
-        failing,
-        baseline: baseline ?? null,
-        observations: rule.observations,
-        reason: rule.reason,
-        firstOffence: rule.firstOffence ?? null,
-        source: rule.source,
+        source: judged.rule.source,
         spec: (era && def?.spec[era]) ?? null,
-      };
+      });
     }),
     // The client sessions judged: none for `check`, which is the only client it sees.
     clients: [],

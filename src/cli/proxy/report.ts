@@ -8,7 +8,13 @@ import type { SeenMessage } from '../../rules/client-evidence';
 import { judgeClient, type ClientCard, type ClientRuleResult } from '../../rules/client-judge';
 import { splitClientSessions, UNNAMED_CLIENT, type ObservedClient } from '../../rules/client-sessions';
 import { countsLine, markdownCell, offenceText, VERDICT_ORDER } from '../../rules/report-markdown';
-import { CHECK_JSON_FORMAT, CHECK_JSON_VERSION, junitRuleCase, xmlText } from '../check/outputs';
+import {
+  CHECK_JSON_FORMAT,
+  CHECK_JSON_VERSION,
+  junitRuleCase,
+  ruleEntryJson,
+  xmlText,
+} from '../check/outputs';
 import { EXIT, judgeRules, type CheckRun, type JudgedRule, type RunOptions } from '../check/outcome';
 
 /** Client sessions a report judges apart; past it they are judged together as the unnamed client. */
@@ -77,22 +83,15 @@ export function judgeProxy(
 const sourceOf = (id: ClientRuleResult['id'], era: ClientCard['era']) =>
   CLIENT_RULE_BY_ID.get(id)?.source[era] ?? null;
 
-function ruleJson({ rule, failing, baseline }: JudgedRule<ClientRuleResult>, card: ClientCard) {
-  const def = CLIENT_RULE_BY_ID.get(rule.id);
-  return {
-    id: rule.id,
-    side: 'client' as const,
-    title: def?.title ?? rule.id,
+function ruleJson(judged: JudgedRule<ClientRuleResult>, card: ClientCard) {
+  const def = CLIENT_RULE_BY_ID.get(judged.rule.id);
+  return ruleEntryJson(judged, {
+    side: 'client',
+    title: def?.title ?? judged.rule.id,
     strength: def ? clientStrength(def, card.era, card.documentsFlavour) : null,
-    verdict: rule.verdict,
-    failing,
-    baseline: baseline ?? null,
-    observations: rule.observations,
-    reason: rule.reason,
-    firstOffence: rule.firstOffence ?? null,
-    source: 'passive' as const,
-    spec: sourceOf(rule.id, card.era),
-  };
+    source: 'passive',
+    spec: sourceOf(judged.rule.id, card.era),
+  });
 }
 
 export function proxyJson(run: ProxyRun, facts: ProxyFacts): string {

@@ -1,5 +1,6 @@
 /** The 2026-07-28 wire facts the demo endpoint needs outside the SDK: before dispatch, and on its own SSE. */
 import type { Request } from 'express';
+import { decodeHeaderValue } from '../../mcp/header-values.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   PROTOCOL_VERSION_META_KEY,
@@ -64,13 +65,6 @@ export function classify(req: Request): InboundClassificationOutcome {
 
 const HEADER_MISMATCH = -32020;
 
-/** Mcp-Name may carry a non-ASCII name as `=?base64?…?=` (research §1.2). */
-function decodeHeaderValue(value: string): string {
-  const sentinel = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(value);
-  const encoded = sentinel?.[1];
-  return encoded === undefined ? value : Buffer.from(encoded, 'base64').toString('utf8');
-}
-
 /**
  * The header checks server 2.4 makes after classifying a request as modern (its validateStandardRequestHeaders,
  * not exported), with its messages, for requests answered before it sees them.
@@ -103,7 +97,7 @@ export function headerMismatch(req: Request, request: JsonRpcRequestBody) {
       `the body carries params.name="${name}" but the required Mcp-Name header is absent`,
     );
   }
-  const decoded = decodeHeaderValue(header);
+  const decoded = decodeHeaderValue(header) ?? header;
   if (decoded !== name) {
     return fail(header, `the body carries params.name="${name}" but the Mcp-Name header names "${decoded}"`);
   }
