@@ -8,7 +8,7 @@
  * child the stamps are taken on an event loop that does nothing else. Both servers listen on 127.0.0.1 only.
  *
  * - mcp server: POST /mcp (MCP), GET /mcp (the notification stream: `notifications/tasks/status` at every
- *   task's transition, as SDK receivers push while it is open), POST /bare (a trivial JSON-RPC answer for the
+ *   task's transition, as SDK receivers push while it is open; refused with BENCH_UI_STREAM=off), POST /bare (a trivial JSON-RPC answer for the
  *   bare fetch capacity loop). tasks/list pages 200 tasks at a time.
  * - host server: GET / a blank page on another origin, from which the capacity loop fetches /bare cross-origin
  *   with the headers the app sends, so it pays the same CORS rules the app's polls do.
@@ -21,6 +21,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 export const POLL_INTERVAL_MS = 1000;
+/** BENCH_UI_STREAM=off: GET /mcp is refused (405), so no stream holds one of the page's connections. */
+const STREAM = process.env.BENCH_UI_STREAM !== 'off';
 const TTL_MS = 600_000;
 const LIST_PAGE = 200;
 const COMPLETE_AFTER_MS: [number, number] = [30_000, 90_000];
@@ -282,7 +284,7 @@ export function createLiveReceiver() {
       send(req, res, 200);
       return;
     }
-    if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/mcp') {
+    if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/mcp' && STREAM) {
       res.writeHead(200, {
         ...corsHeaders(req),
         'Content-Type': 'text/event-stream',

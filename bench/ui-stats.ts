@@ -6,11 +6,20 @@ export const quantile = (sorted: readonly number[], q: number): number =>
     ? NaN
     : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 
+const SPREAD_BUCKET_MS = 2000;
+
 const sortNumbers = (values: number[]) => values.sort((a, b) => a - b);
 
 export interface PollFigures {
   /** gap ÷ pollInterval between successive tasks/get of a live task, the earlier one inside the window */
   gapRatios: number[];
+  /** the same, only gaps that begin and end while every task is live (one load, so their spread is fairness) */
+  gapRatiosAllLive: number[];
+  /**
+   * each gap ÷ the median gap of those beginning in the same 2 s: the scheduler's fairness at whatever load the
+   * moment has (the load falls as tasks complete, and the drawer's phase slows every poll alike)
+   */
+  gapSpread: number[];
   /** tasks live at the window's start that got no tasks/get inside the window (before their terminal answer) */
   neverPolled: number;
   /** tasks/get per second from the window's start until the first task completed (null: none of it was left) */
@@ -49,6 +58,9 @@ export function analyse(log: ReceiverLog, from: number, to: number): PollFigures
   }
 
   const gapRatios: number[] = [];
+  const gapRatiosAllLive: number[] = [];
+  /** (start, ratio) of every gap, for the spread within each moment */
+  const gapsAt: [number, number][] = [];
   const resultLatencies: number[] = [];
   let neverPolled = 0;
   let resultsMissing = 0;
@@ -81,7 +93,11 @@ export function analyse(log: ReceiverLog, from: number, to: number): PollFigures
       }
       if (arrived < from || arrived >= to) continue;
       const next = entries[k + 1];
-      if (next !== undefined) gapRatios.push((log.arrivedAt[next]! - arrived) / POLL_INTERVAL_MS);
+      if (next === undefined) continue;
+      const ratio = (log.arrivedAt[next]! - arrived) / POLL_INTERVAL_MS;
+      gapRatios.push(ratio);
+      gapsAt.push([arrived, ratio]);
+      if (log.arrivedAt[next]! < allLiveEnd) gapRatiosAllLive.push(ratio);
     }
     if (after > 0) {
       pollsAfterTerminal += after;
@@ -95,9 +111,24 @@ export function analyse(log: ReceiverLog, from: number, to: number): PollFigures
     } else if (log.completesAt[task]! < to) completionsUnseen++;
   }
 
+  const gapSpread: number[] = [];
+  const buckets = new Map<number, number[]>();
+  for (const [at, ratio] of gapsAt) {
+    const key = Math.floor((at - from) / SPREAD_BUCKET_MS);
+    const bucket = buckets.get(key) ?? [];
+    bucket.push(ratio);
+    buckets.set(key, bucket);
+  }
+  for (const ratios of buckets.values()) {
+    const median = quantile(sortNumbers(ratios), 0.5);
+    for (const ratio of ratios) gapSpread.push(ratio / median);
+  }
+
   const allLiveSeconds = Math.max(0, (allLiveEnd - from) / 1000);
   return {
     gapRatios: sortNumbers(gapRatios),
+    gapRatiosAllLive: sortNumbers(gapRatiosAllLive),
+    gapSpread: sortNumbers(gapSpread),
     neverPolled,
     pollsPerSecAllLive: allLiveSeconds >= 1 ? getsAllLive / allLiveSeconds : null,
     allLiveSeconds,

@@ -16,7 +16,8 @@
  * again. Then the receiver's log gives poll gaps, poll rates, result latency and polls after terminal.
  *
  * Env: BENCH_UI_SIZES (300,1000), BENCH_UI_WINDOW_MS (100000), BENCH_UI_PHASE_MS (5000 per page-health phase),
- * BENCH_UI_PROFILE_MS (8000 per CPU profile).
+ * BENCH_UI_PROFILE_MS (8000 per CPU profile), BENCH_UI_TRACE (set: a Chrome trace of each CPU window too, ui-trace.ts),
+ * BENCH_UI_PROFILE_DIR (ui-profile.ts), BENCH_UI_STREAM (off: the receiver refuses the notification stream).
  */
 import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
 import { startApp } from '../src/devserver/start';
@@ -32,7 +33,8 @@ import {
   type PhaseResult,
 } from './ui-page';
 import { watchWorkers, type HeapReading, type HeapWatcher } from './ui-heap';
-import { profileWindow, type ProfileFigures } from './ui-profile';
+import { profileWindow, readProfile, type CpuProfile, type ProfileFigures } from './ui-profile';
+import { TRACE_ON, startTrace, stopTrace } from './ui-trace';
 
 const positive = (raw: string | undefined, fallback: number) => {
   const value = Number(raw);
@@ -82,11 +84,24 @@ async function bareCapacity(browser: Browser, receiver: LiveReceiverProcess) {
       inFlight: IN_FLIGHT,
     });
     const to = await receiver.now();
+    // Then profiled, apart from the count: the CPU a plain fetch costs is the floor under a poll's.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.start');
+    const profiled = await page.evaluate(bareFetchLoop, {
+      url: receiver.bareUrl,
+      ms: 3000,
+      inFlight: IN_FLIGHT,
+    });
+    const profile = readProfile((await cdp.send('Profiler.stop')).profile as unknown as CpuProfile, 50);
     const arrived = await receiver.bareCount(from, to);
     return {
       perSec: arrived / ((to - from) / 1000),
       pagePerSec: inPage.done / (inPage.ms / 1000),
       failed: inPage.failed,
+      cpuPerFetchMs: profiled.done > 0 ? profile.busyMs / profiled.done : NaN,
+      fetchSelfPerFetchMs:
+        profiled.done > 0 ? (profile.top.find(([name]) => name === 'fetch')?.[1] ?? 0) / profiled.done : NaN,
     };
   } finally {
     await context.close();
@@ -117,14 +132,14 @@ async function runSize(browser: Browser, receiver: LiveReceiverProcess, appUrl: 
     const phases: PhaseFigures[] = [];
     const cpu: CpuPerPoll[] = [];
     phases.push(await phase(page, 'idle'));
-    cpu.push(await cpuPerPoll('drawer closed', cdp, heap, receiver));
+    cpu.push(await cpuPerPoll('drawer closed', cdp, heap, receiver, browser, page));
     phases.push(await phase(page, 'scrolling', '[data-testid=task-list]'));
     await page.evaluate(() => document.querySelector('[data-testid=task-list]')?.scrollTo({ top: 0 }));
     const clicks = await page.evaluate(clickToDetail, { count: CLICKS, timeoutMs: 5000 });
     phases.push(await phase(page, 'detail open'));
     await setDrawer(page, true);
     phases.push(await phase(page, 'drawer open'));
-    cpu.push(await cpuPerPoll('drawer open', cdp, heap, receiver));
+    cpu.push(await cpuPerPoll('drawer open', cdp, heap, receiver, browser, page));
     await setDrawer(page, false);
     const heapLive = await heap.read({ gc: true });
     const heapLiveAt = await receiver.now();
@@ -179,6 +194,8 @@ interface CpuPerPoll {
   polls: number;
   page: ProfileFigures;
   workers: ProfileFigures[];
+  /** The main thread's heaviest trace events by self time, ms (BENCH_UI_TRACE). */
+  trace: [string, number, number][];
 }
 
 async function cpuPerPoll(
@@ -186,11 +203,15 @@ async function cpuPerPoll(
   cdp: CDPSession,
   heap: HeapWatcher,
   receiver: LiveReceiverProcess,
+  browser: Browser,
+  page: Page,
 ): Promise<CpuPerPoll> {
+  if (TRACE_ON) await startTrace(browser, page);
   const from = await receiver.now();
   const figures = await profileWindow(cdp, heap, PROFILE_MS, label);
   const to = await receiver.now();
-  return { label, polls: await receiver.pollCount(from, to), ...figures };
+  const trace = TRACE_ON ? await stopTrace(browser, label) : [];
+  return { label, polls: await receiver.pollCount(from, to), trace, ...figures };
 }
 
 const drawerToggle = '[data-testid=traffic-drawer] > header > button';
@@ -224,6 +245,14 @@ function print(f: SizeFigures, capacity: number) {
     [
       'poll gap ÷ pollInterval',
       `min ${fixed(quantile(g, 0), 2)} · median ${fixed(quantile(g, 0.5), 2)} · p95 ${fixed(quantile(g, 0.95), 2)} · max ${fixed(quantile(g, 1), 2)}  (${g.length} gaps; ${p.neverPolled} live tasks never polled)`,
+    ],
+    [
+      'the same, while all live',
+      `median ${fixed(quantile(p.gapRatiosAllLive, 0.5), 2)} · p95 ${fixed(quantile(p.gapRatiosAllLive, 0.95), 2)} (${fixed(quantile(p.gapRatiosAllLive, 0.95) / quantile(p.gapRatiosAllLive, 0.5), 2)}×; ${p.gapRatiosAllLive.length} gaps)`,
+    ],
+    [
+      'gap ÷ median gap of its 2 s',
+      `p95 ${fixed(quantile(p.gapSpread, 0.95), 2)} · p99 ${fixed(quantile(p.gapSpread, 0.99), 2)} · max ${fixed(quantile(p.gapSpread, 1), 2)}  (fairness at each moment's load)`,
     ],
     [
       'polls/s',
@@ -277,6 +306,11 @@ function print(f: SizeFigures, capacity: number) {
     console.log(`  heaviest self time (ms), ${label}: page: ${top(page)}`);
     for (const w of workers) console.log(`    worker: ${top(w)}`);
   }
+  for (const { label, trace } of f.cpu) {
+    if (trace.length === 0) continue;
+    const events = trace.map(([name, ms, n]) => `${name} ${fixed(ms)} (${n}×)`).join(' · ');
+    console.log(`  main thread by trace event, self time (ms), ${label}: ${events}`);
+  }
   const notes = [
     `${f.polls.unknownTaskRequests} requests for unknown tasks`,
     `${f.preflights} CORS preflights`,
@@ -298,7 +332,7 @@ try {
   );
   const capacity = await bareCapacity(browser, receiver);
   console.log(
-    `bare fetch capacity (plain fetch loop in a page, ${IN_FLIGHT} in flight, ${CAPACITY_MS / 1000} s): ${fixed(capacity.perSec)} requests/s at the receiver (${fixed(capacity.pagePerSec)}/s answered in the page${capacity.failed ? `, ${capacity.failed} failed` : ''})`,
+    `bare fetch capacity (plain fetch loop in a page, ${IN_FLIGHT} in flight, ${CAPACITY_MS / 1000} s): ${fixed(capacity.perSec)} requests/s at the receiver (${fixed(capacity.pagePerSec)}/s answered in the page${capacity.failed ? `, ${capacity.failed} failed` : ''}); its CPU per fetch ${fixed(capacity.cpuPerFetchMs, 2)} ms, of which fetch itself ${fixed(capacity.fetchSelfPerFetchMs, 2)} ms`,
   );
   for (const n of SIZES) print(await runSize(browser, receiver, app.url, n), capacity.perSec);
 } finally {

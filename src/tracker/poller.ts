@@ -7,6 +7,7 @@ import { appendEntry, updateTask, type ObservationSource, type TasksStore } from
 import { errorChange, pollSentChange, purgedChange, shortId } from './record-changes';
 import type { Clock, TaskApiPort, TrackerSettings } from './tracker-types';
 import type { RequestScheduler } from './request-scheduler';
+import { TimerQueue } from './timer-queue';
 
 /** Timers and flags per task: how polling works, not what the UI shows, so they stay out of the store. */
 interface Runtime {
@@ -56,8 +57,12 @@ interface PollerDeps {
 export class TaskPoller {
   private readonly runtimes = new Map<string, Runtime>();
   private disposed = false;
+  /** Every task's poll and probe timers, on one timer of the clock. */
+  private readonly timers: TimerQueue;
 
-  constructor(private readonly deps: PollerDeps) {}
+  constructor(private readonly deps: PollerDeps) {
+    this.timers = new TimerQueue(deps.clock);
+  }
 
   has(taskId: string): boolean {
     return this.runtimes.has(taskId);
@@ -71,8 +76,8 @@ export class TaskPoller {
   remove(taskId: string): void {
     const runtime = this.runtimes.get(taskId);
     if (!runtime) return;
-    this.deps.clock.clearTimeout(runtime.timer);
-    this.deps.clock.clearTimeout(runtime.probeTimer);
+    this.timers.clearTimeout(runtime.timer);
+    this.timers.clearTimeout(runtime.probeTimer);
     this.runtimes.delete(taskId);
   }
 
@@ -82,7 +87,7 @@ export class TaskPoller {
     const runtime = this.runtimes.get(taskId);
     const task = store.getState().tasks.get(taskId);
     if (!runtime || !task || this.disposed) return;
-    clock.clearTimeout(runtime.timer);
+    this.timers.clearTimeout(runtime.timer);
     runtime.timer = undefined;
     const { paused, minPollIntervalMs } = settings();
     if (task.lifecycle !== 'live' || paused || runtime.inFlight || task.dormant) {
@@ -97,14 +102,14 @@ export class TaskPoller {
       now: clock.now(),
     });
     if (task.nextPollInMs !== delay) updateTask(store, taskId, () => ({ nextPollInMs: delay }));
-    runtime.timer = clock.setTimeout(() => void this.poll(taskId, delay), delay);
+    runtime.timer = this.timers.setTimeout(() => void this.poll(taskId, delay), delay);
   }
 
   /** No more polls for this task (it ended); a purge probe may still follow. */
   stop(taskId: string): void {
     const runtime = this.runtimes.get(taskId);
     if (runtime) {
-      this.deps.clock.clearTimeout(runtime.timer);
+      this.timers.clearTimeout(runtime.timer);
       runtime.timer = undefined;
     }
     updateTask(this.deps.store, taskId, () => ({ nextPollInMs: null }));
@@ -122,7 +127,7 @@ export class TaskPoller {
     const runtime = this.runtimes.get(taskId);
     if (!runtime || runtime.inFlight || this.disposed) return;
     // A poll by hand (pollNow) comes before the timer: that timer must not bring a second poll.
-    this.deps.clock.clearTimeout(runtime.timer);
+    this.timers.clearTimeout(runtime.timer);
     runtime.timer = undefined;
     runtime.inFlight = true;
     const dueAt = clock.now();
@@ -204,8 +209,8 @@ export class TaskPoller {
   private end(taskId: string, known: boolean, error: ClassifiedError): void {
     const runtime = this.runtimes.get(taskId);
     if (runtime) {
-      this.deps.clock.clearTimeout(runtime.timer);
-      this.deps.clock.clearTimeout(runtime.probeTimer);
+      this.timers.clearTimeout(runtime.timer);
+      this.timers.clearTimeout(runtime.probeTimer);
     }
     const at = this.deps.clock.now();
     updateTask(this.deps.store, taskId, (task) => purgedChange(task, { kind: 'purged', at, error }, known));
@@ -218,8 +223,8 @@ export class TaskPoller {
   private endWithSession(taskId: string, sessionId: string | undefined): void {
     const runtime = this.runtimes.get(taskId);
     if (runtime) {
-      this.deps.clock.clearTimeout(runtime.timer);
-      this.deps.clock.clearTimeout(runtime.probeTimer);
+      this.timers.clearTimeout(runtime.timer);
+      this.timers.clearTimeout(runtime.probeTimer);
     }
     const now = this.deps.clock.now();
     updateTask(this.deps.store, taskId, (task) => ({
@@ -256,8 +261,8 @@ export class TaskPoller {
       pollInterval: snapshot.pollInterval,
     });
     runtime.probeGapMs = gapMs;
-    clock.clearTimeout(runtime.probeTimer);
-    runtime.probeTimer = clock.setTimeout(() => {
+    this.timers.clearTimeout(runtime.probeTimer);
+    runtime.probeTimer = this.timers.setTimeout(() => {
       runtime.probes++;
       void this.poll(taskId, undefined, 'probe').then(() => {
         const task = store.getState().tasks.get(taskId);
@@ -268,9 +273,6 @@ export class TaskPoller {
 
   dispose(): void {
     this.disposed = true;
-    for (const runtime of this.runtimes.values()) {
-      this.deps.clock.clearTimeout(runtime.timer);
-      this.deps.clock.clearTimeout(runtime.probeTimer);
-    }
+    this.timers.dispose();
   }
 }

@@ -6,6 +6,8 @@
  * so a busy receiver or a slow browser delays every task a little instead of starving some.
  */
 
+import { MinHeap } from './min-heap';
+
 export type Lane = 'result' | 'poll';
 
 interface Job {
@@ -36,66 +38,16 @@ export class SchedulerClosed extends Error {
   override readonly name = 'SchedulerClosed';
 }
 
-/** A binary min-heap on (dueAt, seq): thousands of queued polls cost log n each, not a sort per poll. */
-class PollHeap {
-  private readonly items: Job[] = [];
-  get size() {
-    return this.items.length;
-  }
-  private at(i: number): Job {
-    return this.items[i] as Job;
-  }
-  private less(i: number, j: number) {
-    const a = this.at(i);
-    const b = this.at(j);
-    return a.dueAt < b.dueAt || (a.dueAt === b.dueAt && a.seq < b.seq);
-  }
-  private swap(i: number, j: number) {
-    const a = this.at(i);
-    this.items[i] = this.at(j);
-    this.items[j] = a;
-  }
-  push(job: Job): void {
-    this.items.push(job);
-    let i = this.items.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.less(i, parent)) break;
-      this.swap(i, parent);
-      i = parent;
-    }
-  }
-  pop(): Job | undefined {
-    const top = this.items[0];
-    const last = this.items.pop();
-    if (this.items.length > 0 && last) {
-      this.items[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < this.items.length && this.less(l, m)) m = l;
-        if (r < this.items.length && this.less(r, m)) m = r;
-        if (m === i) break;
-        this.swap(i, m);
-        i = m;
-      }
-    }
-    return top;
-  }
-  drain(): Job[] {
-    return this.items.splice(0);
-  }
-}
-
 export class RequestScheduler {
   private slots: number;
   private inFlight = 0;
   private seq = 0;
   private closed = false;
   private readonly results: Job[] = [];
-  private readonly polls = new PollHeap();
+  /** Polls by (dueAt, seq): thousands queued cost log n each, not a sort per poll. */
+  private readonly polls = new MinHeap<Job>(
+    (a, b) => a.dueAt < b.dueAt || (a.dueAt === b.dueAt && a.seq < b.seq),
+  );
   /** (sent at, queue wait) of recent polls, for the stats. */
   private readonly recent: Array<{ at: number; waitMs: number }> = [];
 
