@@ -15,9 +15,14 @@ import type {
 const MAX_PENDING_TRAFFIC = 2000;
 /** Inbox events waiting for the page beyond this are dropped, oldest first. */
 const MAX_PENDING_INBOX = 1000;
-/** With this many tracked tasks or more, batches go to the page at most every BUSY_BATCH_GAP_MS. */
+/**
+ * Past this many tracked tasks, batches are spaced: the gap grows with the tasks, from 100 ms to 250 ms at a
+ * thousand. Every batch is a render of the page, and at a thousand tasks most of what each carries is out of
+ * view; a command's reply still goes at once with what it changed (a click on a task waits for no gap).
+ */
 const MANY_TASKS = 200;
-const BUSY_BATCH_GAP_MS = 100;
+export const batchGapMs = (tasks: number): number =>
+  tasks > MANY_TASKS ? Math.min(250, Math.max(100, tasks / 4)) : 0;
 
 /** The connection's part of a batch, of what the page shows: records, the list's window, overview, snapshots, results. */
 export type TaskParts = Pick<
@@ -181,10 +186,8 @@ export class Outbox {
     if (!this.credit || this.flushTimer !== undefined) return;
     // With hundreds of tasks, a batch every frame costs the page more than anyone sees (bench:ui): then
     // batches are spaced out, and each carries more.
-    const wait =
-      this.source.taskCount() > MANY_TASKS
-        ? Math.max(0, this.lastFlushAt + BUSY_BATCH_GAP_MS - Date.now())
-        : 0;
+    const gap = batchGapMs(this.source.taskCount());
+    const wait = gap > 0 ? Math.max(0, this.lastFlushAt + gap - Date.now()) : 0;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       if (this.credit) this.flush(false);
