@@ -440,6 +440,8 @@ export interface LiveReceiverProcess {
   mcpUrl: string;
   bareUrl: string;
   hostUrl: string;
+  /** The receiver's process, for bench:ui's CPU by process. */
+  pid: number | undefined;
   reset(n: number): Promise<number>;
   now(): Promise<number>;
   log(): Promise<ReceiverLog>;
@@ -483,6 +485,7 @@ export async function spawnLiveReceiver(): Promise<LiveReceiverProcess> {
   });
   let stopped = false;
   return {
+    pid: child.pid,
     ...urls,
     reset: (n) => call('reset', n),
     now: () => call('now'),
