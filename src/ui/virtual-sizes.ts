@@ -1,4 +1,4 @@
-import type { Rect, Virtualizer } from '@tanstack/react-virtual';
+import { elementScroll, type Rect, type Virtualizer } from '@tanstack/react-virtual';
 
 /**
  * Sizes for a virtual list that mounts within a click's work (a task's observations), read only where the
@@ -6,7 +6,8 @@ import type { Rect, Virtualizer } from '@tanstack/react-virtual';
  * scroller's size and each row's height as they mount, in React's commit, which makes the browser lay out the
  * whole page there and then, and again once the rows move. Until the first observation the scroller has the
  * list's `initialRect` and a row its last measured height, or its estimate. Without a ResizeObserver (jsdom)
- * the scroller is read as the library reads it.
+ * the scroller is read as the library reads it. And the library's first scroll of a new scroller, to its top,
+ * is left out: a new scroller is at its top, and writing it would lay the page out as well.
  */
 
 export function observeScrollerSize<T extends Element>(
@@ -39,4 +40,17 @@ export function observedRowSize<T extends Element>(
   return (
     instance.itemSizeCache.get(instance.options.getItemKey(index)) ?? instance.options.estimateSize(index)
   );
+}
+
+const scrolled = new WeakSet<object>();
+
+export function scrollUnlessNew<T extends Element>(
+  offset: number,
+  options: { adjustments?: number; behavior?: ScrollBehavior },
+  instance: Virtualizer<T, Element>,
+): void {
+  const first = !scrolled.has(instance);
+  scrolled.add(instance);
+  if (first && offset + (options.adjustments ?? 0) === 0) return;
+  elementScroll(offset, options, instance);
 }

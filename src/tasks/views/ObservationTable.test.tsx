@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { act } from 'react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { reactRoot } from '../../../test/helpers/react-root';
 import { useConnection } from '../../state/connection-store';
 import { newTrackedTask, type ObservationEntry } from '../../tracker/task-store';
@@ -78,8 +78,12 @@ describe('the observation table', () => {
       }
     }
     vi.stubGlobal('ResizeObserver', FakeObserver);
+    // Every read that makes the browser lay out, and every scroll write.
     const reads: string[] = [];
-    const counted = (name: 'clientHeight' | 'clientWidth' | 'offsetHeight' | 'offsetWidth', value: number) =>
+    const counted = (
+      name: 'clientHeight' | 'clientWidth' | 'offsetHeight' | 'scrollTop' | 'scrollHeight',
+      value: number,
+    ) =>
       vi.spyOn(HTMLElement.prototype, name, 'get').mockImplementation(() => {
         reads.push(name);
         return value;
@@ -87,10 +91,16 @@ describe('the observation table', () => {
     counted('clientHeight', 400);
     counted('clientWidth', 800);
     counted('offsetHeight', 25);
-    counted('offsetWidth', 800);
+    counted('scrollTop', 0);
+    counted('scrollHeight', 1000);
     vi.spyOn(Element.prototype, 'getBoundingClientRect').mockImplementation(() => {
       reads.push('getBoundingClientRect');
       return new DOMRect(0, 0, 800, 25);
+    });
+    const scrollTo = vi.fn(() => reads.push('scrollTo'));
+    Element.prototype.scrollTo = scrollTo as typeof Element.prototype.scrollTo;
+    onTestFinished(() => {
+      delete (Element.prototype as Partial<Element>).scrollTo;
     });
     const entries = Array.from({ length: 40 }, (_, i) =>
       obs(1000 + i * 1000, { status: 'working', statusMessage: `Step ${i}` }),

@@ -6,7 +6,7 @@ import { CopyButton } from '../../ui/CopyButton';
 import { observationsText, statusCell, tableRows } from './observation-text';
 import { CANCEL_ACKNOWLEDGED, isCancelAcknowledgement, RESULT_NAME } from '../../tracker/timeline-model';
 import { useConnection } from '../../state/connection-store';
-import { observedRowSize, observeScrollerSize } from '../../ui/virtual-sizes';
+import { observedRowSize, observeScrollerSize, scrollUnlessNew } from '../../ui/virtual-sizes';
 
 const time = (ms: number) => formatClock(ms, { millis: true });
 
@@ -43,10 +43,11 @@ export function ObservationTable({ task, focusAt }: { task: TrackedTask; focusAt
     overscan: 12,
     getItemKey: (index) => rows.length - index,
     // Mounted as a task opens: sizes come from the ResizeObserver, after the browser's own layout, never read
-    // in React's commit (which would lay the page out there, and again once the rows move).
+    // in React's commit (which would lay the page out there, and again once the rows move), nor written.
     initialRect: { width: 0, height: TABLE_MAX_PX },
     observeElementRect: observeScrollerSize,
     measureElement: observedRowSize,
+    scrollToFn: scrollUnlessNew,
   });
   // Opened at a moment (the report card's first offence): the entry nearest it, scrolled to and marked.
   const focusIndex = useMemo(() => nearestRow(rows, focusAt), [rows, focusAt]);
