@@ -118,4 +118,42 @@ describe('TaskDetail', () => {
     expect(commits[0]).toEqual({ id: true, timeline: false, observations: false });
     expect(seen()).toEqual({ id: true, timeline: true, observations: true });
   });
+
+  it("is not drawn again when the engine answers its opening: the row's record was already here", () => {
+    const { entries: _entries, ...task } = newTrackedTask({
+      taskId: 't1',
+      connectionId: 1,
+      origin: 'created',
+      firstSeenAt: Date.now(),
+      status: 'working',
+    });
+    act(() => applyTaskChanges(tasksStore, { added: ['t1'], changes: [{ task, newEntries: [] }] }));
+    let renders = 0;
+    act(() =>
+      view.root.render(
+        <QueryClientProvider client={createQueryClient()}>
+          <Profiler id="detail" onRender={() => renders++}>
+            <TaskDetail taskId="t1" />
+          </Profiler>
+        </QueryClientProvider>,
+      ),
+    );
+    const drawn = renders;
+    // The list's window, now naming the open task: the batch that answers the page's taskView.
+    act(() =>
+      tasksStore.getState().apply({
+        taskList: {
+          all: false,
+          detail: 't1',
+          filter: 'all',
+          query: '',
+          total: 1,
+          start: 0,
+          ids: ['t1'],
+          counts: {},
+        },
+      }),
+    );
+    expect(renders).toBe(drawn);
+  });
 });

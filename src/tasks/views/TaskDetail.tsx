@@ -105,7 +105,9 @@ export function TaskDetail({ taskId }: { taskId: string }) {
   // renders in slices between frames, so the click itself never holds the page for long.
   const complete = useDeferredValue(true, false);
   // Opened from elsewhere than its row, the task's record is on its way: nothing rather than a wrong "not tracked".
-  const asked = useTasks((s) => s.list?.detail === taskId);
+  // Read only while the record is missing: the engine's answer to an open task whose row held it already
+  // changes nothing here.
+  const asked = useTasks((s) => !s.tasks.has(taskId) && s.list?.detail === taskId);
   if (!task && !asked) return <div className="p-4" aria-busy="true" data-testid="task-detail-coming" />;
   if (!task) {
     return (
