@@ -64,10 +64,13 @@ export function syncAddress(): () => void {
     }
     mode = 'push';
   };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Written in a task of its own: a history entry costs the browser milliseconds that the click which opened a
+  // task must not wait for before its detail shows.
   const schedule = () => {
     if (queued) return;
     queued = true;
-    queueMicrotask(write);
+    timer = setTimeout(write, 0);
   };
   const stops = [
     useSelection.subscribe((s, before) => {
@@ -119,6 +122,7 @@ export function syncAddress(): () => void {
   window.addEventListener('popstate', onPop);
   return () => {
     for (const stop of stops) stop();
+    clearTimeout(timer);
     window.removeEventListener('popstate', onPop);
   };
 }

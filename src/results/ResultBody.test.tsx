@@ -6,6 +6,16 @@ import { reactRoot } from '../../test/helpers/react-root';
 import { ResultBody } from './ResultBody';
 
 const downloads = vi.hoisted(() => [] as Array<{ fileName: string; text: string }>);
+/** How often the result's header was drawn (its copy button is drawn with it, every time). */
+const drawn = vi.hoisted(() => ({ count: 0 }));
+vi.mock('../ui/CopyButton', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../ui/CopyButton')>();
+  const CopyButton = (props: Parameters<typeof actual.CopyButton>[0]) => {
+    drawn.count++;
+    return actual.CopyButton(props);
+  };
+  return { ...actual, CopyButton };
+});
 vi.mock('../ui/download', () => ({
   downloadText: (fileName: string, text: string) => downloads.push({ fileName, text }),
 }));
@@ -90,5 +100,24 @@ describe('ResultBody', () => {
     const link = [...shown.querySelectorAll('span, a')].find((el) => el.textContent === 'click me');
     expect(link).toBeDefined();
     expect(link!.closest('a')).toBeNull();
+  });
+
+  it('is not drawn again when its task is: the same answer, no new render', async () => {
+    const kept = answer({ content: [{ type: 'text', text: '**done**' }] });
+    const draw = (poll: number) =>
+      view.root.render(
+        <div data-poll={poll}>
+          <ResultBody answer={kept} fileName="task-result.json" />
+        </div>,
+      );
+    await import('../ui/Markdown');
+    await act(async () => draw(0));
+    await vi.waitFor(() => expect(view.container.querySelector('strong')?.textContent).toBe('done'));
+    const once = drawn.count;
+    expect(once).toBeGreaterThan(0);
+    // Polls of the task draw its detail again; its answer is the same object (the store keeps an equal one).
+    act(() => draw(1));
+    act(() => draw(2));
+    expect(drawn.count).toBe(once);
   });
 });

@@ -1,13 +1,13 @@
-import { lazy, Suspense, useMemo, useState, type ReactNode } from 'react';
+import { lazy, memo, Suspense, useMemo, useState, type ReactNode } from 'react';
 import type { Normalised, TaskResultSnapshot } from '../mcp';
 import { Braces, Download, FileText, Link as LinkIcon } from 'lucide-react';
 import { Button } from '../ui/Button';
 import { CopyButton } from '../ui/CopyButton';
 import { downloadText } from '../ui/download';
 import { mediaDataUrl, safeHref } from '../ui/safe-url';
+import { MarkdownText } from '../ui/MarkdownText';
 import { ResultImage } from './ResultImage';
 
-const Markdown = lazy(() => import('../ui/Markdown'));
 const JsonTree = lazy(() => import('../ui/JsonTree'));
 
 /** Beyond this a result is shown cut short, with the whole of it one click away as a download. */
@@ -43,11 +43,10 @@ function ContentBlock({ block, truncated }: { block: Block; truncated: boolean }
       const text = cut(str(block.text) ?? '', limit);
       return (
         <TextBox long={text.length > TALL_TEXT}>
-          <Suspense
+          <MarkdownText
+            text={text}
             fallback={<pre className="text-sm [overflow-wrap:anywhere] whitespace-pre-wrap">{text}</pre>}
-          >
-            <Markdown text={text} />
-          </Suspense>
+          />
         </TextBox>
       );
     }
@@ -121,9 +120,10 @@ function ContentBlock({ block, truncated }: { block: Block; truncated: boolean }
 
 /**
  * A CallToolResult drawn block by block (markdown without raw HTML, media from base64, resources, a JSON tree
- * for structuredContent), raw JSON, copy and download a click away, cut short in view beyond 1 MB.
+ * for structuredContent), raw JSON, copy and download a click away, cut short in view beyond 1 MB. Drawn again
+ * only when the answer changes (the store keeps an equal answer's object), not with every poll of its task.
  */
-export function ResultBody({
+export const ResultBody = memo(function ResultBody({
   answer,
   fileName,
 }: {
@@ -211,4 +211,4 @@ export function ResultBody({
       )}
     </div>
   );
-}
+});

@@ -1,9 +1,8 @@
-import { lazy, Suspense, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { ChevronDown, ChevronUp } from 'lucide-react';
 import { focusRing } from './Button';
 import { isLongText } from './fold';
-
-const Markdown = lazy(() => import('./Markdown'));
+import { MarkdownText } from './MarkdownText';
 
 /**
  * Markdown from a receiver (no raw HTML, only http(s)/mailto links live) that folds to a few lines when
@@ -17,9 +16,11 @@ export function CollapsibleMarkdown({ text, testId }: { text: string; testId?: s
   return (
     <div data-testid={testId} data-expanded={long ? String(expanded) : undefined}>
       <div id={id} className={`relative min-w-0 ${folded ? 'max-h-24 overflow-hidden' : ''}`}>
-        <Suspense fallback={<p className="text-xs break-words whitespace-pre-wrap">{text}</p>}>
-          <Markdown text={text} size="sm" />
-        </Suspense>
+        <MarkdownText
+          text={text}
+          size="sm"
+          fallback={<p className="text-xs break-words whitespace-pre-wrap">{text}</p>}
+        />
         {folded && (
           <div className="pointer-events-none absolute inset-x-0 bottom-0 h-8 bg-gradient-to-t from-white dark:from-slate-950" />
         )}

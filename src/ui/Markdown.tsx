@@ -1,6 +1,7 @@
 import ReactMarkdown, { type Components } from 'react-markdown';
 import { safeHref } from './safe-url';
 import { focusRing } from './Button';
+import { markdownClass, type MarkdownSize } from './markdown-look';
 
 const components: Components = {
   a: ({ href, children }) => {
@@ -28,22 +29,14 @@ const components: Components = {
   ),
 };
 
-const sizes = {
-  base: 'text-sm [&_h1]:text-lg [&_h1]:font-semibold [&_h2]:font-semibold',
-  sm: 'text-xs [&_h1]:text-sm [&_h1]:font-semibold [&_h2]:text-xs [&_h2]:font-semibold [&_h2]:mt-2 [&_h3]:font-medium',
-} as const;
-
 /**
  * Markdown from a receiver, rendered without raw HTML (react-markdown shows HTML as text and never injects it)
- * and with only http(s)/mailto links live. Split out and loaded on demand: it is the heaviest view. Long
- * words and lines wrap (anywhere, if they must); code blocks and tables scroll inside their own box, so
- * nothing a receiver writes widens the page.
+ * and with only http(s)/mailto links live. Split out and loaded on demand: it is the heaviest view, drawn
+ * through `MarkdownText` (`ui/MarkdownText.tsx`).
  */
-export default function Markdown({ text, size = 'base' }: { text: string; size?: keyof typeof sizes }) {
+export default function Markdown({ text, size = 'base' }: { text: string; size?: MarkdownSize }) {
   return (
-    <div
-      className={`prose-taskscope min-w-0 leading-relaxed [overflow-wrap:anywhere] [&_code]:rounded [&_code]:bg-slate-100 [&_code]:px-1 dark:[&_code]:bg-slate-800 [&_li]:ml-5 [&_ol]:list-decimal [&_p]:my-1.5 [&_pre]:max-w-full [&_pre]:overflow-x-auto [&_table]:block [&_table]:max-w-full [&_table]:overflow-x-auto [&_ul]:list-disc ${sizes[size]}`}
-    >
+    <div className={markdownClass(size)}>
       <ReactMarkdown urlTransform={(url) => safeHref(url) ?? ''} components={components}>
         {text}
       </ReactMarkdown>

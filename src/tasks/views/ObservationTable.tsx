@@ -6,8 +6,12 @@ import { CopyButton } from '../../ui/CopyButton';
 import { observationsText, statusCell, tableRows } from './observation-text';
 import { CANCEL_ACKNOWLEDGED, isCancelAcknowledgement, RESULT_NAME } from '../../tracker/timeline-model';
 import { useConnection } from '../../state/connection-store';
+import { observedRowSize, observeScrollerSize, scrollUnlessNew } from '../../ui/virtual-sizes';
 
 const time = (ms: number) => formatClock(ms, { millis: true });
+
+/** The table's scroller at most (max-h-96): the rows drawn before it has been measured. */
+const TABLE_MAX_PX = 384;
 
 /** The receiver's lastUpdatedAt in the page's one time format (its own clock), the raw text on hover. */
 function ServerTime({ raw }: { raw: string | undefined }) {
@@ -38,6 +42,12 @@ export function ObservationTable({ task, focusAt }: { task: TrackedTask; focusAt
     estimateSize: () => 25,
     overscan: 12,
     getItemKey: (index) => rows.length - index,
+    // Mounted as a task opens: sizes come from the ResizeObserver, after the browser's own layout, never read
+    // in React's commit (which would lay the page out there, and again once the rows move), nor written.
+    initialRect: { width: 0, height: TABLE_MAX_PX },
+    observeElementRect: observeScrollerSize,
+    measureElement: observedRowSize,
+    scrollToFn: scrollUnlessNew,
   });
   // Opened at a moment (the report card's first offence): the entry nearest it, scrolled to and marked.
   const focusIndex = useMemo(() => nearestRow(rows, focusAt), [rows, focusAt]);

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { act } from 'react';
+import { Profiler, act } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TaskSnapshot } from '../../mcp';
@@ -88,5 +88,72 @@ describe('TaskDetail', () => {
     expect(detail.querySelector('[data-testid="poll-count"]')?.textContent).toBe('1');
     expect(detail.querySelector('header')?.textContent).toContain('unknown');
     expect(cancel()).toBeUndefined();
+  });
+
+  it('opens in two commits: the first draws the header and figures, the timeline, result and observations follow', () => {
+    const { entries: _entries, ...task } = newTrackedTask({
+      taskId: 't1',
+      connectionId: 1,
+      origin: 'created',
+      firstSeenAt: Date.now(),
+      status: 'working',
+    });
+    act(() => applyTaskChanges(tasksStore, { added: ['t1'], changes: [{ task, newEntries: [] }] }));
+    // What each commit left in the DOM, read as React commits it.
+    const commits: { id: boolean; timeline: boolean; observations: boolean }[] = [];
+    const seen = () => ({
+      id: view.container.querySelector('[data-testid="task-id"]') !== null,
+      timeline: view.container.querySelector('[data-testid="timeline"]') !== null,
+      observations: view.container.querySelector('[data-testid="observations"]') !== null,
+    });
+    act(() =>
+      view.root.render(
+        <QueryClientProvider client={createQueryClient()}>
+          <Profiler id="detail" onRender={() => commits.push(seen())}>
+            <TaskDetail taskId="t1" />
+          </Profiler>
+        </QueryClientProvider>,
+      ),
+    );
+    expect(commits[0]).toEqual({ id: true, timeline: false, observations: false });
+    expect(seen()).toEqual({ id: true, timeline: true, observations: true });
+  });
+
+  it("is not drawn again when the engine answers its opening: the row's record was already here", () => {
+    const { entries: _entries, ...task } = newTrackedTask({
+      taskId: 't1',
+      connectionId: 1,
+      origin: 'created',
+      firstSeenAt: Date.now(),
+      status: 'working',
+    });
+    act(() => applyTaskChanges(tasksStore, { added: ['t1'], changes: [{ task, newEntries: [] }] }));
+    let renders = 0;
+    act(() =>
+      view.root.render(
+        <QueryClientProvider client={createQueryClient()}>
+          <Profiler id="detail" onRender={() => renders++}>
+            <TaskDetail taskId="t1" />
+          </Profiler>
+        </QueryClientProvider>,
+      ),
+    );
+    const drawn = renders;
+    // The list's window, now naming the open task: the batch that answers the page's taskView.
+    act(() =>
+      tasksStore.getState().apply({
+        taskList: {
+          all: false,
+          detail: 't1',
+          filter: 'all',
+          query: '',
+          total: 1,
+          start: 0,
+          ids: ['t1'],
+          counts: {},
+        },
+      }),
+    );
+    expect(renders).toBe(drawn);
   });
 });

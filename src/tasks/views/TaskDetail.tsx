@@ -1,10 +1,11 @@
-import { useMemo, useState } from 'react';
+import { useDeferredValue, useMemo, useState } from 'react';
 import { ArrowLeftRight, Ban, RefreshCw } from 'lucide-react';
 import { Button } from '../../ui/Button';
 import { CopyButton } from '../../ui/CopyButton';
 import { EmptyState, ErrorNote } from '../../ui/Panel';
 import { ErrorBoundary } from '../../ui/ErrorBoundary';
-import { isTerminal, type ClassifiedError } from '../../mcp';
+import { isTerminal, type ClassifiedError, type Normalised, type TaskResultSnapshot } from '../../mcp';
+import type { TaskRuleBreak } from '../../rules/task-judge';
 import { useTaskResult, useTaskRuleBreaks, useTaskSnapshot } from '../hooks';
 import { useTasks } from '../tasks-store';
 import { cancelTask, pollNow, refetchResult, stopResult } from '../actions';
@@ -99,8 +100,14 @@ export function TaskDetail({ taskId }: { taskId: string }) {
   // An observed client's breaks on this task; the card changes at most once a second.
   const clientCard = useObserve((s) => s.news?.clientCard);
   const clientBreaks = useMemo(() => clientBreaksOf(clientCard, taskId), [clientCard, taskId]);
+  // A task opens in two commits: the click's own draws the header and figures; the timeline, the result and the
+  // observations (most of the DOM, and the table's read of its size) follow at once in a transition, which React
+  // renders in slices between frames, so the click itself never holds the page for long.
+  const complete = useDeferredValue(true, false);
   // Opened from elsewhere than its row, the task's record is on its way: nothing rather than a wrong "not tracked".
-  const asked = useTasks((s) => s.list?.detail === taskId);
+  // Read only while the record is missing: the engine's answer to an open task whose row held it already
+  // changes nothing here.
+  const asked = useTasks((s) => !s.tasks.has(taskId) && s.list?.detail === taskId);
   if (!task && !asked) return <div className="p-4" aria-busy="true" data-testid="task-detail-coming" />;
   if (!task) {
     return (
@@ -273,8 +280,33 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           )}
         </p>
       )}
+      {!complete && <div className="h-24" aria-busy="true" data-testid="task-detail-more" />}
+      {complete && (
+        <TaskDetailBody task={task} breaks={breaks} result={result} focusAt={focusAt} onMark={setMarkAt} />
+      )}
+    </div>
+  );
+}
+
+/** The heavy part of a task's detail: its timeline, its result and the table of its observations. */
+function TaskDetailBody({
+  task,
+  breaks,
+  result,
+  focusAt,
+  onMark,
+}: {
+  task: TrackedTask;
+  breaks: TaskRuleBreak[];
+  result: Normalised<TaskResultSnapshot> | undefined;
+  focusAt: number | undefined;
+  onMark: (at: number) => void;
+}) {
+  const taskId = task.taskId;
+  return (
+    <>
       <ErrorBoundary label="The timeline">
-        <Timeline task={task} breaks={breaks} onMark={setMarkAt} />
+        <Timeline task={task} breaks={breaks} onMark={onMark} />
       </ErrorBoundary>
       <section>
         <h2 className="mb-2 text-xs font-semibold tracking-wide text-slate-500 uppercase">Result</h2>
@@ -300,6 +332,6 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           <ObservationTable task={task} focusAt={focusAt} />
         </ErrorBoundary>
       </section>
-    </div>
+    </>
   );
 }

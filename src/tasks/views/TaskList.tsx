@@ -1,5 +1,5 @@
 import { usePassiveReason } from '../../state/connection-view';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ChartNoAxesGantt, ListTodo, Pause, Play, RefreshCw, Search } from 'lucide-react';
 import { useShallow } from 'zustand/react/shallow';
 import { useSelection } from '../../state/selection-store';
@@ -18,6 +18,7 @@ import { formatMs } from '../../format/time';
 import { AUTO_TRACK_PER_MINUTE } from '../../tracker/limits';
 import { TaskRow } from './TaskRow';
 import { DemoTraceLink } from '../../ui/DemoTraceLink';
+import { preloadMarkdownWhenIdle } from '../../ui/MarkdownText';
 
 /** Two lines of text and their padding: with the drawer open, 1024×700 still shows eight rows. */
 const ROW_HEIGHT = 44;
@@ -80,6 +81,9 @@ export function TaskList() {
     return rows;
   }, [list]);
   const untrackedSeen = useTasks((s) => s.untrackedSeen);
+  // Tasks to open: the markdown renderer their results may need is loaded while the page is idle, not on a click.
+  const hasRows = ids.length > 0;
+  useEffect(() => (hasRows ? preloadMarkdownWhenIdle() : undefined), [hasRows]);
 
   const submitPaste = (event: FormEvent) => {
     event.preventDefault();
