@@ -1,8 +1,9 @@
 /**
  * What the page's main thread does besides JavaScript. A CPU profile shows rendering (style, layout, paint,
  * the compositor's commit) and message decoding only as "(program)"; a Chrome trace of the same window names
- * them. With BENCH_UI_TRACE set, bench:ui traces the drawer-closed CPU window too and prints the main thread's
- * heaviest trace events by self time (an event's time less the events nested in it).
+ * them. With BENCH_UI_TRACE set, bench:ui traces each CPU window and the completions phase too, and prints the
+ * main thread's heaviest trace events by self time (an event's time less the events nested in it), and what
+ * each long task spent its time on.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +16,10 @@ interface TraceEvent {
   dur?: number;
   pid: number;
   tid: number;
-  args?: { name?: string };
+  args?: {
+    name?: string;
+    data?: { functionName?: string; url?: string; lineNumber?: number };
+  };
 }
 
 export const TRACE_ON = process.env.BENCH_UI_TRACE !== undefined && process.env.BENCH_UI_TRACE !== '';
@@ -26,15 +30,29 @@ export async function startTrace(browser: Browser, page: Page): Promise<void> {
   await browser.startTracing(page, { categories: CATEGORIES });
 }
 
+export interface TraceFigures {
+  /** self time (ms) and count per event name, heaviest first */
+  top: [string, number, number][];
+  /** each task over 50 ms on the main thread: its length and its heaviest events by self time (ms) */
+  longTasks: { ms: number; top: [string, number][] }[];
+}
+
+const LONG_TASK_MS = 50;
+
+/** An event's name, with the function a FunctionCall ran (its name, file and line). */
+function nameOf(e: TraceEvent): string {
+  const data = e.args?.data;
+  if (e.name !== 'FunctionCall' || !data) return e.name;
+  const file = (data.url ?? '').replace(/^.*\//, '');
+  return `FunctionCall ${data.functionName || '(anonymous)'} ${file}:${(data.lineNumber ?? 0) + 1}`;
+}
+
 /**
- * Self time (ms) and count per event name on the renderer's main thread, heaviest first. With
- * BENCH_UI_PROFILE_DIR set, the trace is written there too (`<label>.trace.json`, for DevTools' Performance panel).
+ * The renderer's main thread over the trace: self time (ms) and count per event name, heaviest first, and
+ * what each long task spent its time on. With BENCH_UI_PROFILE_DIR set, the trace is written there too
+ * (`<label>.trace.json`, for DevTools' Performance panel).
  */
-export async function stopTrace(
-  browser: Browser,
-  label: string,
-  top = 10,
-): Promise<[string, number, number][]> {
+export async function stopTrace(browser: Browser, label: string, topN = 10): Promise<TraceFigures> {
   const buffer = await browser.stopTracing();
   const dir = process.env.BENCH_UI_PROFILE_DIR;
   if (dir) {
@@ -45,24 +63,45 @@ export async function stopTrace(
   const main = events.find(
     (e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain',
   );
-  if (!main) return [];
+  if (!main) return { top: [], longTasks: [] };
   const spans = events
     .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && (e.dur ?? 0) > 0)
     .sort((a, b) => a.ts - b.ts || (b.dur ?? 0) - (a.dur ?? 0));
   const self = new Map<string, number>();
   const count = new Map<string, number>();
-  const open: { end: number; name: string }[] = [];
+  interface Open {
+    end: number;
+    name: string;
+    /** the long task this event is inside, if any */
+    task?: Map<string, number>;
+  }
+  const longTasks: { ms: number; self: Map<string, number> }[] = [];
+  const open: Open[] = [];
+  const add = (map: Map<string, number> | undefined, name: string, ms: number) =>
+    map?.set(name, (map.get(name) ?? 0) + ms);
   for (const e of spans) {
+    const ms = (e.dur ?? 0) / 1000;
     const end = e.ts + (e.dur ?? 0);
     while (open.length > 0 && open[open.length - 1]!.end <= e.ts) open.pop();
     const parent = open[open.length - 1];
-    if (parent) self.set(parent.name, (self.get(parent.name) ?? 0) - (e.dur ?? 0) / 1000);
-    self.set(e.name, (self.get(e.name) ?? 0) + (e.dur ?? 0) / 1000);
-    count.set(e.name, (count.get(e.name) ?? 0) + 1);
-    open.push({ end, name: e.name });
+    const name = nameOf(e);
+    let task = parent?.task;
+    if (!parent && ms > LONG_TASK_MS) {
+      task = new Map();
+      longTasks.push({ ms, self: task });
+    }
+    if (parent) {
+      add(self, parent.name, -ms);
+      add(parent.task, parent.name, -ms);
+    }
+    add(self, name, ms);
+    add(task, name, ms);
+    count.set(name, (count.get(name) ?? 0) + 1);
+    open.push({ end, name, task });
   }
-  return [...self]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top)
-    .map(([name, ms]): [string, number, number] => [name, ms, count.get(name) ?? 0]);
+  const heaviest = (map: Map<string, number>, n: number) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n);
+  return {
+    top: heaviest(self, topN).map(([name, ms]): [string, number, number] => [name, ms, count.get(name) ?? 0]),
+    longTasks: longTasks.map((t) => ({ ms: t.ms, top: heaviest(t.self, 6) })),
+  };
 }

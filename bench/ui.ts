@@ -36,7 +36,7 @@ import {
 } from './ui-page';
 import { watchWorkers, type HeapReading, type HeapWatcher } from './ui-heap';
 import { profileWindow, readProfile, type CpuProfile, type ProfileFigures } from './ui-profile';
-import { TRACE_ON, startTrace, stopTrace } from './ui-trace';
+import { TRACE_ON, startTrace, stopTrace, type TraceFigures } from './ui-trace';
 import { machineWindow, type MachineFigures } from './ui-machine';
 
 const positive = (raw: string | undefined, fallback: number) => {
@@ -151,10 +151,12 @@ async function runSize(browser: Browser, receiver: LiveReceiverProcess, appUrl: 
     const completionsFrom = createdAt + COMPLETIONS_AT_MS;
     await sleep(completionsFrom - (await receiver.now()));
     const busyAt = await receiver.now();
+    if (TRACE_ON) await startTrace(browser, page);
     const [busyPhase, busyClicks] = await Promise.all([
       phase(page, 'completions'),
       page.evaluate(clickToDetail, { count: CLICKS, timeoutMs: 5000 }),
     ]);
+    const busyTrace = TRACE_ON ? await stopTrace(browser, 'completions') : undefined;
     phases.push(busyPhase);
 
     // At the window's end the log is at its cap: the drawer opened then (closed since the drawer phase) gets the
@@ -176,6 +178,7 @@ async function runSize(browser: Browser, receiver: LiveReceiverProcess, appUrl: 
       busyClicks,
       drawerAtCap,
       busyAfterMs: busyAt - createdAt,
+      busyTrace,
       cpu,
       heapLive,
       heapEnd,
@@ -199,8 +202,8 @@ interface CpuPerPoll {
   workers: ProfileFigures[];
   /** The machine's CPU by process over the same window. */
   machine: MachineFigures;
-  /** The main thread's heaviest trace events by self time, ms (BENCH_UI_TRACE). */
-  trace: [string, number, number][];
+  /** The main thread's heaviest trace events by self time, ms, and its long tasks (BENCH_UI_TRACE). */
+  trace: TraceFigures | undefined;
 }
 
 async function cpuPerPoll(
@@ -217,7 +220,7 @@ async function cpuPerPoll(
   const figures = await profileWindow(cdp, heap, PROFILE_MS, label);
   const machine = machineEnd();
   const to = await receiver.now();
-  const trace = TRACE_ON ? await stopTrace(browser, label) : [];
+  const trace = TRACE_ON ? await stopTrace(browser, label) : undefined;
   return { label, polls: await receiver.pollCount(from, to), trace, machine, ...figures };
 }
 
@@ -320,10 +323,15 @@ function print(f: SizeFigures, capacity: number) {
       `  machine CPU per poll by process (ms), ${label}: ${groups}  (machine ${fixed(100 * machine.busyShare)} % busy)`,
     );
   }
-  for (const { label, trace } of f.cpu) {
-    if (trace.length === 0) continue;
-    const events = trace.map(([name, ms, n]) => `${name} ${fixed(ms)} (${n}×)`).join(' · ');
+  const traced = [...f.cpu, { label: 'completions', trace: f.busyTrace }];
+  for (const { label, trace } of traced) {
+    if (!trace) continue;
+    const events = trace.top.map(([name, ms, n]) => `${name} ${fixed(ms)} (${n}×)`).join(' · ');
     console.log(`  main thread by trace event, self time (ms), ${label}: ${events}`);
+    for (const long of trace.longTasks) {
+      const inside = long.top.map(([name, ms]) => `${name} ${fixed(ms)}`).join(' · ');
+      console.log(`    long task of ${fixed(long.ms)} ms: ${inside}`);
+    }
   }
   const notes = [
     `${f.polls.unknownTaskRequests} requests for unknown tasks`,
