@@ -19,8 +19,10 @@
  *
  * Env: BENCH_UI_SIZES (300,1000), BENCH_UI_WINDOW_MS (100000), BENCH_UI_PHASE_MS (5000 per page-health phase),
  * BENCH_UI_PROFILE_MS (8000 per CPU profile), BENCH_UI_TRACE (set: a Chrome trace of each CPU window too, ui-trace.ts),
- * BENCH_UI_PROFILE_DIR (ui-profile.ts), BENCH_UI_STREAM (off: the receiver refuses the notification stream).
+ * BENCH_UI_PROFILE_DIR (ui-profile.ts; the page's profile of the completions phase too), BENCH_UI_STREAM (off: the receiver refuses the notification stream).
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
 import { startApp } from '../src/devserver/start';
 import { CHROMIUM_ARGS, chromiumPath } from '../test/helpers/chromium';
@@ -50,6 +52,7 @@ const SIZES = (process.env.BENCH_UI_SIZES ?? process.env.BENCH_UI_TASKS ?? '300,
 const WINDOW_MS = positive(process.env.BENCH_UI_WINDOW_MS, 100_000);
 const PHASE_MS = positive(process.env.BENCH_UI_PHASE_MS, 5000);
 const PROFILE_MS = positive(process.env.BENCH_UI_PROFILE_MS, 8000);
+const PROFILE_DIR = process.env.BENCH_UI_PROFILE_DIR;
 /** Tasks complete 30–90 s after they are made: at 75 s a tenth of them finish within the next ~10 s. */
 const COMPLETIONS_AT_MS = 75_000;
 const CAPACITY_MS = 5000;
@@ -152,10 +155,16 @@ async function runSize(browser: Browser, receiver: LiveReceiverProcess, appUrl: 
     await sleep(completionsFrom - (await receiver.now()));
     const busyAt = await receiver.now();
     if (TRACE_ON) await startTrace(browser, page);
+    // Profiled too when profiles are kept: the long tasks of this phase are the hardest to place.
+    if (PROFILE_DIR) await cdp.send('Profiler.start');
     const [busyPhase, busyClicks] = await Promise.all([
       phase(page, 'completions'),
       page.evaluate(clickToDetail, { count: CLICKS, timeoutMs: 5000 }),
     ]);
+    if (PROFILE_DIR) {
+      const { profile } = await cdp.send('Profiler.stop');
+      writeFileSync(path.join(PROFILE_DIR, 'completions-page.cpuprofile'), JSON.stringify(profile));
+    }
     const busyTrace = TRACE_ON ? await stopTrace(browser, 'completions') : undefined;
     phases.push(busyPhase);
 
