@@ -9,7 +9,7 @@ import {
 } from './traffic-store';
 import { showTaskTraffic, useTrafficView } from './traffic-view-store';
 import { addEvents, emptyLog, taskIdOf } from '../engine/traffic-rows';
-import { filterRows, methodsOf, NO_FILTER } from './filters';
+import { filterRows, methodsOf, NO_FILTER } from '../engine/traffic-filter';
 
 /** Events as the real tap makes them, so pairing is by the tap's own requestSeq. */
 function recorder() {
