@@ -113,32 +113,5 @@ export class RowFilter {
   }
 }
 
-/** The rows the filter lets through, in their order (a progress row copied with its task); the same array when nothing filters. */
-export function filterRows(
-  rows: readonly TrafficRow[],
-  filter: TrafficFilter,
-  connectionId?: number,
-): readonly TrafficRow[] {
-  if (!isFiltered(filter)) return rows;
-  const by = new RowFilter(filter, connectionId);
-  for (const row of rows) by.learn(row);
-  return rows
-    .filter((row) => by.matches(row))
-    .map((row) => {
-      const taskId = by.taskOf(row);
-      return taskId === row.taskId ? row : { ...row, taskId };
-    });
-}
-
 /** How many method names the method filter offers at most: a receiver inventing names must not grow it for ever. */
 export const MAX_METHODS = 200;
-
-/** The methods seen, sorted, for the method filter. */
-export function methodsOf(rows: readonly TrafficRow[]): string[] {
-  const seen = new Set<string>();
-  for (const row of rows) {
-    if (row.method !== undefined) seen.add(row.method);
-    if (seen.size >= MAX_METHODS) break;
-  }
-  return [...seen].sort();
-}

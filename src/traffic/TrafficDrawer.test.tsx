@@ -6,7 +6,7 @@ import type { Command } from '../engine/messages';
 import { NO_FILTER, type TrafficFilter } from '../engine/traffic-filter';
 import type { TrafficLine, TrafficWindow } from '../engine/traffic-window';
 import { applyTrafficBatch, useTraffic } from './traffic-store';
-import { useTrafficView } from './traffic-view-store';
+import { showTaskTraffic, useTrafficView } from './traffic-view-store';
 import { TrafficDrawer } from './TrafficDrawer';
 import { ROW_HEIGHT } from './TrafficTable';
 
@@ -225,5 +225,17 @@ describe('the traffic drawer', () => {
       }),
     );
     expect(view.container.querySelector('[data-testid="traffic-detail"]')).not.toBeNull();
+  });
+
+  it('“Task traffic” opens the drawer on that task’s own rows, asked of the engine', async () => {
+    useTrafficView.setState({ open: false, follow: false });
+    act(() => view.root.render(<TrafficDrawer />));
+    act(() => showTaskTraffic('t-1'));
+    await act(async () => {});
+    expect(windowAsks().at(-1)?.window).toMatchObject({
+      filter: { ...NO_FILTER, taskId: 't-1', taskExact: true },
+      follow: true,
+    });
+    expect(view.container.querySelector<HTMLInputElement>('[data-testid="traffic-task"]')?.value).toBe('t-1');
   });
 });
