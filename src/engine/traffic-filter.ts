@@ -1,4 +1,4 @@
-import type { TrafficEvent } from '../mcp';
+import { capMap, type TrafficEvent } from '../mcp';
 import type { RowKind, TrafficRow } from './traffic-rows';
 
 export interface TrafficFilter {
@@ -30,6 +30,9 @@ export const sameFilter = (a: TrafficFilter, b: TrafficFilter): boolean =>
   a.taskExact === b.taskExact &&
   a.kind === b.kind &&
   a.search === b.search;
+
+/** Progress tokens a filter remembers at most. */
+const MAX_TOKENS = 5_000;
 
 /** The progress token a request sent in its `_meta`, or a progress notification names. */
 function progressTokenOf(message: unknown): string | undefined {
@@ -79,8 +82,10 @@ export class RowFilter {
     if (this.task === '' || row.method !== 'tools/call' || row.taskId === undefined) return;
     if (!this.taskMatches(row)) return;
     const token = progressTokenOf(row.first.message);
-    // Bounded by the calls the log holds: a token is one call's.
-    if (token !== undefined) this.tokens.set(token, row.taskId);
+    if (token === undefined) return;
+    this.tokens.set(token, row.taskId);
+    // A part of an id can match every call for hours: the newest calls' tokens are the ones progress still names.
+    capMap(this.tokens, MAX_TOKENS);
   }
 
   /** The task the row is about: its own, or for progress, the task whose call sent its token. */

@@ -56,6 +56,9 @@ export interface TrafficWindow {
   opened?: TrafficRow | null;
 }
 
+/** Lines a window carries at most, whatever the page asks: a tall screen holds a hundred. */
+const MAX_WINDOW_ROWS = 1_000;
+
 export function lineOf(row: TrafficRow, taskId = row.taskId): TrafficLine {
   const { first } = row;
   return {
@@ -163,7 +166,7 @@ export class TrafficWindowFeed implements RowWatcher {
     const firstN = rows[0]?.n ?? 0;
     const rowOf = (n: number) => rows[n - firstN];
     const filtered = this.ns.length - this.head;
-    const count = Math.max(0, request.count);
+    const count = Math.max(0, Math.min(MAX_WINDOW_ROWS, request.count));
     const start = request.follow
       ? Math.max(0, filtered - count)
       : Math.max(0, Math.min(request.start - this.shift, filtered - count));
