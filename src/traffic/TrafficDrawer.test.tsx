@@ -225,6 +225,13 @@ describe('the traffic drawer', () => {
       }),
     );
     expect(view.container.querySelector('[data-testid="traffic-detail"]')).not.toBeNull();
+    // The ring let it go: closed, and the newest followed again.
+    send(windowOf(3, 0, 3, { opened: null }));
+    await act(async () => {});
+    expect(view.container.querySelector('[data-testid="traffic-detail"]')).toBeNull();
+    expect(useTrafficView.getState().selected).toBeNull();
+    expect(windowAsks().at(-1)?.window).toMatchObject({ follow: true });
+    expect(windowAsks().at(-1)?.window).not.toHaveProperty('opened');
   });
 
   it('“Task traffic” opens the drawer on that task’s own rows, asked of the engine', async () => {

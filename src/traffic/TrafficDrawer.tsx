@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { Splitter } from '../ui/Splitter';
 import { ChevronDown, ChevronUp, Trash2 } from 'lucide-react';
 import { Button, focusRing } from '../ui/Button';
@@ -113,6 +113,16 @@ function TrafficPanel() {
     window !== undefined && sameFilter(window.filter, filter) && window.connectionId === connectionId;
   const items = useMemo(() => placed(window, fresh), [window, fresh]);
   const opened = selected !== null && window?.opened?.n === selected ? window.opened : undefined;
+  // The ring let the opened row go (the engine says null for the row it had sent): nothing is open any more,
+  // and the newest are followed again.
+  const shownOpened = useRef<number | null>(null);
+  useEffect(() => {
+    if (opened) shownOpened.current = opened.n;
+    else if (selected !== null && shownOpened.current === selected && window?.opened === null) {
+      shownOpened.current = null;
+      select(null);
+    }
+  }, [opened, selected, window, select]);
   const tableRef = useRef<HTMLDivElement>(null);
   const open = useCallback(
     (n: number) => select(useTrafficView.getState().selected === n ? null : n),
