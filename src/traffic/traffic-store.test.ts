@@ -6,7 +6,10 @@ import {
   trafficEvents,
   trafficEventsOf,
   useTraffic,
+  applyTrafficBatch,
 } from './traffic-store';
+import { NO_FILTER } from '../engine/traffic-filter';
+import type { TrafficLine, TrafficWindow } from '../engine/traffic-window';
 import { addEvents, emptyLog, taskIdOf } from '../engine/traffic-rows';
 
 /** Events as the real tap makes them, so pairing is by the tap's own requestSeq. */
@@ -166,5 +169,35 @@ describe('the traffic ring', () => {
     useTraffic.getState().pushMany(events, 4);
     useTraffic.getState().clear();
     expect(useTraffic.getState()).toMatchObject({ rows: [], total: 0, kept: 0, bytes: 0 });
+  });
+});
+
+describe('the drawer’s window on the page', () => {
+  const line = (n: number, latencyMs?: number): TrafficLine => ({
+    n,
+    seq: n,
+    wallTime: 0,
+    direction: 'out',
+    opener: 'request',
+    answered: latencyMs !== undefined,
+    method: 'tasks/get',
+    kind: 'request',
+    bytes: 10,
+    ...(latencyMs !== undefined ? { latencyMs } : {}),
+  });
+  const apply = (window: TrafficWindow) =>
+    applyTrafficBatch({ traffic: [], trafficDropped: 0, trafficEpoch: 0, trafficWindow: window });
+  const base = { filter: NO_FILTER, filtered: 3, start: 0 };
+
+  it('keeps a line’s object while it is unchanged, so its row is not drawn again; keeps methods and the opened row until they change', () => {
+    apply({ ...base, lines: [line(1, 5), line(2)], methods: ['tasks/get'], opened: null });
+    const [first, second] = useTraffic.getState().window!.lines;
+    apply({ ...base, lines: [line(1, 5), line(2, 7), line(3)] });
+    const now = useTraffic.getState().window!;
+    expect(now.lines[0]).toBe(first);
+    expect(now.lines[1]).not.toBe(second);
+    expect(now.lines[1]?.latencyMs).toBe(7);
+    expect(now.methods).toEqual(['tasks/get']);
+    expect(now.opened).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import { useEffect } from 'react';
 import type { TrafficEvent } from '../mcp';
 import type { Batch } from '../engine/messages';
-import type { TrafficWindow } from '../engine/traffic-window';
+import type { TrafficLine, TrafficWindow } from '../engine/traffic-window';
 import { getEngine } from '../bridge/engine-bridge';
 import {
   TRAFFIC_BYTE_CAP,
@@ -111,11 +111,22 @@ export function applyTrafficBatch(
   useTraffic.setState(withCounts({ ...next, rowsKept: state.rowsKept }));
 }
 
-function applyWindow({ methods, opened, ...window }: TrafficWindow): void {
+const sameLine = (a: TrafficLine, b: TrafficLine) => {
+  const keys = Object.keys(a) as (keyof TrafficLine)[];
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+};
+
+function applyWindow({ methods, opened, lines, ...window }: TrafficWindow): void {
   const before = useTraffic.getState().window;
+  // A line as it was keeps its object: its row is not drawn again (the rows are memoised on it).
+  const kept = new Map(before?.lines.map((line) => [line.n, line]));
   useTraffic.setState({
     window: {
       ...window,
+      lines: lines.map((line) => {
+        const old = kept.get(line.n);
+        return old && sameLine(old, line) ? old : line;
+      }),
       methods: methods ?? before?.methods ?? [],
       opened: opened === undefined ? (before?.opened ?? null) : opened,
     },
