@@ -178,6 +178,17 @@ describe('the traffic drawer', () => {
     expect(scroller().scrollTop).toBe(40 * ROW_HEIGHT + 5);
   });
 
+  it('a scroll over rows not come yet stays where it went when they come', () => {
+    useTrafficView.setState({ follow: false });
+    act(() => view.root.render(<TrafficDrawer />));
+    send(windowOf(1000, 0, 50));
+    scrollTo(0);
+    scrollTo(55 * ROW_HEIGHT);
+    send(windowOf(1000, 0, 120));
+    expect(scroller().scrollTop).toBe(55 * ROW_HEIGHT);
+    expect(drawnRows()).toContain(56);
+  });
+
   it('the filter bar: methods from the engine, a filter asked for, no row of the old filter under the new one', async () => {
     useTrafficView.setState({ follow: false });
     act(() => view.root.render(<TrafficDrawer />));

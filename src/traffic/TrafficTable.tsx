@@ -145,15 +145,22 @@ export function TrafficTable({
   const viewHeight = useRef(0);
   /** The row at the top of the view and how far into it: what stays put when rows come and go. */
   const anchor = useRef<{ n: number; offset: number } | null>(null);
+  /** The row at the scroll position last seen; none over a hole (its row has not come yet). */
+  const anchorAt = useCallback(
+    (top: number) => {
+      const index = Math.floor(top / ROW_HEIGHT);
+      const line = items[index];
+      anchor.current = line ? { n: line.n, offset: top - index * ROW_HEIGHT } : null;
+    },
+    [items],
+  );
   const noteAnchor = useCallback(() => {
     const element = scrollRef.current;
     if (!element) return;
     // In a scroll event: the browser has just laid out, so reading costs nothing.
     scrollTop.current = element.scrollTop;
-    const index = Math.floor(scrollTop.current / ROW_HEIGHT);
-    const line = items[index];
-    if (line) anchor.current = { n: line.n, offset: scrollTop.current - index * ROW_HEIGHT };
-  }, [items]);
+    anchorAt(scrollTop.current);
+  }, [anchorAt]);
 
   const following = follow && selected === null;
   /** What the view's newest rows are: kept for a resize, which follows them too. */
@@ -168,11 +175,13 @@ export function TrafficTable({
     bottom.current = following ? items.length * ROW_HEIGHT : null;
     if (bottom.current !== null) {
       scrollTo(Math.max(0, bottom.current - viewHeight.current));
-    } else if (anchor.current) {
-      const index = indexOfLine(items, anchor.current.n);
-      if (index !== -1) scrollTo(index * ROW_HEIGHT + anchor.current.offset);
+    } else {
+      const index = anchor.current ? indexOfLine(items, anchor.current.n) : -1;
+      if (anchor.current && index !== -1) scrollTo(index * ROW_HEIGHT + anchor.current.offset);
+      // Rows that came where the view is (it was over holes) anchor it from now on.
+      else anchorAt(scrollTop.current);
     }
-  }, [items, following, scrollTo]);
+  }, [items, following, scrollTo, anchorAt]);
 
   useEffect(() => {
     const element = scrollRef.current;
