@@ -27,6 +27,7 @@ import type {
 } from '../mcp';
 import type { TaskChanges } from '../tracker/task-changes';
 import type { TrafficCounts } from './traffic-rows';
+import type { TrafficWindow, TrafficWindowRequest } from './traffic-window';
 import type { OverviewChanges, TaskListWindow, TaskViewRequest } from './task-views';
 import type { TrackerSettings } from '../tracker/tracker-types';
 import type { SchedulerStats } from '../tracker/request-scheduler';
@@ -97,14 +98,16 @@ export type Command =
   | { type: 'pollNow'; taskId: string }
   | { type: 'stopResult'; taskId: string }
   /**
-   * The page holds the traffic log's rows (on: the drawer or the report card is open) or only its counts
-   * (off). Traffic crosses to the page only while on.
+   * The page holds the traffic log's rows (on: the report card is open, or a command line client) or only its
+   * counts (off). Traffic crosses to the page only while on.
    */
   | { type: 'trafficMirror'; on: boolean }
   /** The page cleared the traffic log: the engine's goes too. `epoch` counts the page's clears. */
   | { type: 'trafficClear'; epoch: number }
   /** Every event the log keeps (of one connection, when given), for an export. */
   | { type: 'trafficEvents'; connectionId?: number }
+  /** What the traffic drawer shows (null: it closed): only that crosses to it (traffic-window.ts). */
+  | { type: 'trafficWindow'; window: TrafficWindowRequest | null }
   /** What the page shows of the tasks: only that crosses to it from now on (task-views.ts). */
   | { type: 'taskView'; view: TaskViewRequest }
   /** Follow the task ids that pushes named beyond the automatic limit. */
@@ -189,6 +192,7 @@ export interface Replies {
   trafficMirror: null;
   trafficClear: null;
   trafficEvents: TrafficEvent[];
+  trafficWindow: null;
   taskView: null;
   trackSeen: number;
   syncList: ClassifiedError | null;
@@ -335,6 +339,8 @@ export interface Batch {
   trafficSync?: boolean;
   /** The log's counts, when they changed (all the page holds of it while the drawer is closed). */
   trafficCount?: TrafficCounts;
+  /** The drawer's rows and opened message, when they changed, while it is open. */
+  trafficWindow?: TrafficWindow;
   /** The page's clear of the log this batch follows: traffic from before the page's latest clear is not shown. */
   trafficEpoch: number;
   inbox: InboxEvent[];

@@ -1,5 +1,6 @@
 import { forTrafficLog, type ClassifiedError, type TrafficEvent } from '../mcp';
 import { TrafficLog } from './traffic-log';
+import { TrafficWindowFeed, type TrafficWindowRequest } from './traffic-window';
 import { PageTaskView, type TaskViewRequest } from './task-views';
 import type {
   Batch,
@@ -51,8 +52,12 @@ export class Outbox {
   refused: string | undefined;
   /** Where a replay stands; set while a trace is replayed. */
   replay: ReplayNews | undefined;
-  /** The whole traffic log: the page holds a copy of its rows only while it mirrors it (drawer or report open). */
+  /** The whole traffic log: the page holds a copy of its rows only while it mirrors it (the report card). */
   private readonly trafficLog = new TrafficLog();
+  /** What the open drawer shows of the log, filtered here: the rows in view and the opened message. */
+  private readonly trafficWindow = new TrafficWindowFeed(this.trafficLog);
+  /** The drawer asked anew since the last batch. */
+  private trafficWindowAsked = false;
   /** Events for the page's mirror, since the last batch. */
   private traffic: TrafficEvent[] = [];
   private trafficDropped = 0;
@@ -105,6 +110,13 @@ export class Outbox {
     this.traffic = [];
     this.trafficDropped = 0;
     this.trafficCountsChanged = true;
+    this.schedule();
+  }
+
+  /** What the drawer shows (null: closed). The next batch carries its window if it changed. */
+  setTrafficWindow(request: TrafficWindowRequest | null): void {
+    this.trafficWindow.set(request ?? undefined);
+    this.trafficWindowAsked = true;
     this.schedule();
   }
 
@@ -208,6 +220,8 @@ export class Outbox {
       snapshots: [],
       results: [],
       traffic: [],
+      // Lines carry no bodies; the opened message does.
+      trafficWindow: batch.trafficWindow && { ...batch.trafficWindow, opened: undefined },
       inbox: batch.inbox.filter((e) => e.kind === 'settled'),
       refused: 'Some data from the receiver could not be passed to the page and was dropped',
     };
@@ -227,6 +241,10 @@ export class Outbox {
   private take(): Batch | null {
     const parts = this.source.takeTaskParts(this.taskView);
     const hasNews = Object.keys(this.news).length > 0;
+    // Once per batch at most, and only when the log or the request moved.
+    const trafficWindow =
+      this.trafficWindowAsked || this.trafficCountsChanged ? this.trafficWindow.take() : undefined;
+    this.trafficWindowAsked = false;
     const empty =
       !parts.tasks &&
       !parts.taskList &&
@@ -236,6 +254,7 @@ export class Outbox {
       this.traffic.length === 0 &&
       !this.mirrorSync &&
       !this.trafficCountsChanged &&
+      !trafficWindow &&
       this.inbox.length === 0 &&
       !hasNews &&
       !this.listStatus &&
@@ -251,6 +270,7 @@ export class Outbox {
       trafficDropped: this.trafficDropped,
       trafficSync: sync || undefined,
       trafficCount: this.trafficCountsChanged ? this.trafficLog.counts() : undefined,
+      trafficWindow,
       trafficEpoch: this.trafficEpoch,
       inbox: this.inbox,
       connection: hasNews ? this.news : undefined,

@@ -77,6 +77,10 @@ export function outboxCommands(outbox: Outbox) {
       return null;
     },
     trafficEvents: async ({ connectionId }) => outbox.trafficEvents(connectionId),
+    trafficWindow: async ({ window }) => {
+      outbox.setTrafficWindow(window);
+      return null;
+    },
     taskView: async ({ view }) => {
       outbox.setTaskView(view);
       return null;

@@ -156,6 +156,14 @@ export function indexOfRow(rows: readonly TrafficRow[], n: number): number {
 /** Seqs pair only within one connection: another connection's request with the same seq is not this answer's. */
 const awaitKey = (connectionId: number | undefined, seq: number) => `${connectionId ?? '-'}:${seq}`;
 
+/** Told of each change to existing rows, as addEvents makes it: what an index over the log must redo. */
+export interface RowWatcher {
+  /** The row numbered n got its answer (a new row object in its place). */
+  paired(n: number): void;
+  /** The ring let the row go (oldest first). */
+  dropped(row: TrafficRow): void;
+}
+
 /**
  * The log with `incoming` added: each answer joins its request's row (the tap paired them by requestSeq),
  * anything else opens a row. Then the oldest rows go until both caps hold. Returns a new state; the old one
@@ -168,6 +176,7 @@ export function addEvents(
   caps: { bytes: number; count: number } = { bytes: TRAFFIC_BYTE_CAP, count: TRAFFIC_COUNT_CAP },
   /** Change `state.rows` itself instead of a copy: for a log nothing else holds (the engine's). */
   inPlace = false,
+  watcher?: RowWatcher,
 ): TrafficLogState {
   if (incoming.length === 0 && dropped === 0) return state;
   const rows = inPlace ? state.rows : state.rows.slice();
@@ -183,6 +192,7 @@ export function addEvents(
       awaited.delete(key);
       const row = buildRow(before.n, before.first, event);
       rows[at] = row;
+      watcher?.paired(row.n);
       bytes += row.cost - before.cost;
       kept += 1;
       continue;
@@ -201,6 +211,7 @@ export function addEvents(
     bytes -= row.cost;
     kept -= row.answer ? 2 : 1;
     if (!row.answer) awaited.delete(awaitKey(row.first.connectionId, row.first.seq));
+    watcher?.dropped(row);
   }
   if (drop > 0) rows.splice(0, drop);
   return { rows, awaited, nextN, bytes, kept, total: state.total + incoming.length + dropped };

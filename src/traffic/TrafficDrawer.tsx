@@ -1,14 +1,15 @@
-import { useCallback, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { Splitter } from '../ui/Splitter';
 import { ChevronDown, ChevronUp, Trash2 } from 'lucide-react';
 import { Button, focusRing } from '../ui/Button';
 import { restoreFocus } from '../ui/keymap';
 import { useEscapeLayer, useShortcut } from '../ui/useKeymap';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
-import { TRAFFIC_BYTE_CAP, clearTrafficLog, useTraffic, useTrafficMirror } from './traffic-store';
+import { TRAFFIC_BYTE_CAP, clearTrafficLog, useTraffic, type DrawerWindow } from './traffic-store';
 import { DEFAULT_DRAWER_HEIGHT, useTrafficView } from './traffic-view-store';
-import { filterRows, isFiltered, methodsOf, NO_FILTER } from './filters';
-import { indexOfRow } from '../engine/traffic-rows';
+import { useTrafficWindow } from './traffic-window-request';
+import { isFiltered, NO_FILTER, sameFilter } from '../engine/traffic-filter';
+import type { TrafficLine } from '../engine/traffic-window';
 import { useConnection } from '../state/connection-store';
 import { TrafficHeader, TrafficTable } from './TrafficTable';
 import { TrafficDetail } from './TrafficDetail';
@@ -16,11 +17,12 @@ import { TrafficDetail } from './TrafficDetail';
 const field =
   'rounded bg-slate-100 px-1.5 py-0.5 text-[11px] ring-1 ring-slate-200 outline-none ring-inset focus:ring-2 focus:ring-sky-500 dark:bg-slate-900 dark:ring-slate-700';
 
+const NO_METHODS: string[] = [];
+
 function FilterBar() {
   const filter = useTrafficView((s) => s.filter);
   const setFilter = useTrafficView((s) => s.setFilter);
-  const rows = useTraffic((s) => s.rows);
-  const methods = useMemo(() => methodsOf(rows), [rows]);
+  const methods = useTraffic((s) => s.window?.methods ?? NO_METHODS);
   return (
     <div className="flex flex-wrap items-center gap-1.5 border-b border-slate-200 px-2 py-1 dark:border-slate-800">
       <input
@@ -87,21 +89,40 @@ function FilterBar() {
   );
 }
 
+/** The rows as the table draws them: the window's lines in their places, the filtered rows around them holes. */
+function placed(window: DrawerWindow | undefined, fresh: boolean): (TrafficLine | undefined)[] {
+  const items = new Array<TrafficLine | undefined>(window?.filtered ?? 0);
+  // A window of an older filter keeps the table's length, not its rows: never a row the filter excludes.
+  if (window && fresh) window.lines.forEach((line, i) => (items[window.start + i] = line));
+  return items;
+}
+
 /** The log: filters, the rows, and the opened row beside them. Mounted only while the drawer is open. */
 function TrafficPanel() {
-  // The rows cross from the engine only while the panel is mounted; closed, the drawer has the counts alone.
-  useTrafficMirror();
-  const rows = useTraffic((s) => s.rows);
-  const synced = useTraffic((s) => s.synced);
+  // The engine sends the rows in view and the opened message while the panel is mounted; closed, the drawer
+  // has the counts alone.
+  useTrafficWindow();
+  const window = useTraffic((s) => s.window);
   const filter = useTrafficView((s) => s.filter);
   const selected = useTrafficView((s) => s.selected);
   const follow = useTrafficView((s) => s.follow);
   const select = useTrafficView((s) => s.select);
   const setFollow = useTrafficView((s) => s.setFollow);
   const connectionId = useConnection((s) => s.id);
-  const shown = useMemo(() => filterRows(rows, filter, connectionId), [rows, filter, connectionId]);
-  const at = selected === null ? -1 : indexOfRow(rows, selected);
-  const opened = at === -1 ? undefined : rows[at];
+  const fresh =
+    window !== undefined && sameFilter(window.filter, filter) && window.connectionId === connectionId;
+  const items = useMemo(() => placed(window, fresh), [window, fresh]);
+  const opened = selected !== null && window?.opened?.n === selected ? window.opened : undefined;
+  // The ring let the opened row go (the engine says null for the row it had sent): nothing is open any more,
+  // and the newest are followed again.
+  const shownOpened = useRef<number | null>(null);
+  useEffect(() => {
+    if (opened) shownOpened.current = opened.n;
+    else if (selected !== null && shownOpened.current === selected && window?.opened === null) {
+      shownOpened.current = null;
+      select(null);
+    }
+  }, [opened, selected, window, select]);
   const tableRef = useRef<HTMLDivElement>(null);
   const open = useCallback(
     (n: number) => select(useTrafficView.getState().selected === n ? null : n),
@@ -124,22 +145,22 @@ function TrafficPanel() {
           ref={tableRef}
           role="table"
           aria-label="Messages"
-          aria-rowcount={shown.length + 1}
+          aria-rowcount={items.length + 1}
           className={`flex min-h-0 min-w-0 flex-col ${opened ? 'w-1/2 border-r border-slate-200 dark:border-slate-800' : 'flex-1'}`}
         >
           <TrafficHeader />
-          {shown.length === 0 ? (
+          {items.length === 0 ? (
             <p className="px-2 py-2 font-sans text-xs text-slate-500" data-testid="traffic-empty">
-              {!synced
+              {!fresh
                 ? 'Loading messages…'
-                : rows.length === 0
-                  ? 'No messages yet.'
-                  : 'No message matches the filters.'}
+                : isFiltered(filter)
+                  ? 'No message matches the filters.'
+                  : 'No messages yet.'}
             </p>
           ) : (
             <TrafficTable
-              rows={shown}
-              selected={opened ? opened.n : null}
+              items={items}
+              selected={selected}
               follow={follow}
               onOpen={open}
               onUnfollow={() => setFollow(false)}

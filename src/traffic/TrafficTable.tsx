@@ -1,16 +1,17 @@
-import { memo, useCallback, useLayoutEffect, useRef } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useRef } from 'react';
 import { ArrowDownLeft, ArrowUpRight } from 'lucide-react';
 import { focusRing } from '../ui/Button';
 import { VirtualRows } from '../ui/VirtualRows';
 import { formatClock } from '../format/time';
-import { indexOfRow, type TrafficRow } from '../engine/traffic-rows';
+import type { TrafficLine } from '../engine/traffic-window';
+import { askTrafficRows } from './traffic-window-request';
 import { formatBytes } from '../format/bytes';
 
 export const ROW_HEIGHT = 20;
 /** The columns, shared by the header and every row: time, direction, method, task, HTTP, JSON-RPC error, size, latency. */
 export const COLUMNS = '6.5rem 1rem minmax(7rem,1.4fr) minmax(5rem,1fr) 3rem 3.75rem 4.5rem 4rem';
 
-const kindColour: Record<TrafficRow['kind'], string> = {
+const kindColour: Record<TrafficLine['kind'], string> = {
   request: 'text-slate-800 dark:text-slate-200',
   notification: 'text-violet-600 dark:text-violet-400',
   error: 'text-red-600 dark:text-red-400',
@@ -25,13 +26,12 @@ const Row = memo(function Row({
   selected,
   onOpen,
 }: {
-  row: TrafficRow;
+  row: TrafficLine;
   index: number;
   selected: boolean;
   onOpen: (n: number) => void;
 }) {
-  const { first } = row;
-  const pending = first.kind === 'request' && !row.answer;
+  const pending = row.opener === 'request' && !row.answered;
   return (
     <div
       role="row"
@@ -52,24 +52,24 @@ const Row = memo(function Row({
             e.stopPropagation();
             onOpen(row.n);
           }}
-          aria-label={`Open message ${first.seq}: ${row.kind} ${row.method ?? ''}`}
+          aria-label={`Open message ${row.seq}: ${row.kind} ${row.method ?? ''}`}
           aria-expanded={selected}
           className={`rounded tabular-nums ${focusRing}`}
           data-testid="traffic-time"
           data-keynav-item
         >
-          {formatClock(first.wallTime, { millis: true })}
+          {formatClock(row.wallTime, { millis: true })}
         </button>
       </span>
-      <span role="cell" title={first.direction === 'out' ? 'sent by Taskscope' : 'sent by the receiver'}>
-        {first.direction === 'out' ? (
+      <span role="cell" title={row.direction === 'out' ? 'sent by Taskscope' : 'sent by the receiver'}>
+        {row.direction === 'out' ? (
           <ArrowUpRight size={12} className="text-sky-500" aria-label="out" />
         ) : (
           <ArrowDownLeft size={12} className="text-green-500" aria-label="in" />
         )}
       </span>
       <span role="cell" className={`${cell} font-mono ${kindColour[row.kind]}`} title={row.method}>
-        {row.method ?? (first.kind === 'http-error' ? 'HTTP error' : '(answer)')}
+        {row.method ?? (row.opener === 'http-error' ? 'HTTP error' : '(answer)')}
         {row.kind === 'notification' && <span className="text-slate-500"> · notification</span>}
         {row.kind === 'auth' && <span className="text-slate-500"> · sign-in</span>}
         {row.expected && (
@@ -101,56 +101,110 @@ const Row = memo(function Row({
   );
 });
 
+/** Where line n is among the items, looking only where the window's lines are (sorted by n); -1 when not there. */
+function indexOfLine(items: readonly (TrafficLine | undefined)[], n: number): number {
+  let lo = 0;
+  while (lo < items.length && items[lo] === undefined) lo++;
+  let hi = lo;
+  while (hi < items.length && items[hi] !== undefined) hi++;
+  hi -= 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = items[mid]?.n ?? n;
+    if (at === n) return mid;
+    if (at < n) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 /**
- * The rows, oldest at the top, drawing only those in view. With follow on (and no row open) the newest stays
- * in view; otherwise the rows in view stay where they are, also when the ring lets older ones go above them.
+ * The rows, oldest at the top, drawing only those in view: the window the engine sent has lines in their
+ * places, the other filtered rows are holes (placeholders of the same height). With follow on (and no row
+ * open) the newest stays in view; otherwise the rows in view stay where they are, also when the ring lets
+ * older ones go above them. A batch reads no layout: the view's height comes from a ResizeObserver, the
+ * scroll position from the scroll events.
  */
 export function TrafficTable({
-  rows,
+  items,
   selected,
   follow,
   onOpen,
   onUnfollow,
 }: {
-  rows: readonly TrafficRow[];
+  items: readonly (TrafficLine | undefined)[];
   selected: number | null;
   follow: boolean;
   onOpen: (n: number) => void;
   onUnfollow: () => void;
 }) {
   const scrollRef = useRef<HTMLDivElement | null>(null);
+  /** The scroll position as last seen (a scroll event) or set here. */
+  const scrollTop = useRef(0);
+  /** The view's height, as the ResizeObserver last said. */
+  const viewHeight = useRef(0);
   /** The row at the top of the view and how far into it: what stays put when rows come and go. */
   const anchor = useRef<{ n: number; offset: number } | null>(null);
+  /** The row at the scroll position last seen; none over a hole (its row has not come yet). */
+  const anchorAt = useCallback(
+    (top: number) => {
+      const index = Math.floor(top / ROW_HEIGHT);
+      const line = items[index];
+      anchor.current = line ? { n: line.n, offset: top - index * ROW_HEIGHT } : null;
+    },
+    [items],
+  );
   const noteAnchor = useCallback(() => {
     const element = scrollRef.current;
     if (!element) return;
-    const index = Math.min(rows.length - 1, Math.floor(element.scrollTop / ROW_HEIGHT));
-    const row = rows[index];
-    anchor.current = row ? { n: row.n, offset: element.scrollTop - index * ROW_HEIGHT } : null;
-  }, [rows]);
+    // In a scroll event: the browser has just laid out, so reading costs nothing.
+    scrollTop.current = element.scrollTop;
+    anchorAt(scrollTop.current);
+  }, [anchorAt]);
 
   const following = follow && selected === null;
-  useLayoutEffect(() => {
+  /** What the view's newest rows are: kept for a resize, which follows them too. */
+  const bottom = useRef<number | null>(null);
+  const scrollTo = useCallback((top: number) => {
     const element = scrollRef.current;
-    if (!element) return;
-    if (following) {
-      element.scrollTop = element.scrollHeight;
-    } else if (anchor.current) {
-      const index = indexOfRow(rows, anchor.current.n);
-      const top = index * ROW_HEIGHT + anchor.current.offset;
-      if (index !== -1 && Math.abs(element.scrollTop - top) >= 1) element.scrollTop = top;
+    if (!element || Math.abs(scrollTop.current - top) < 1) return;
+    element.scrollTop = top;
+    scrollTop.current = top;
+  }, []);
+  useLayoutEffect(() => {
+    bottom.current = following ? items.length * ROW_HEIGHT : null;
+    if (bottom.current !== null) {
+      scrollTo(Math.max(0, bottom.current - viewHeight.current));
+    } else {
+      const index = anchor.current ? indexOfLine(items, anchor.current.n) : -1;
+      if (anchor.current && index !== -1) scrollTo(index * ROW_HEIGHT + anchor.current.offset);
+      // Rows that came where the view is (it was over holes) anchor it from now on.
+      else anchorAt(scrollTop.current);
     }
-    noteAnchor();
-  }, [rows, following, noteAnchor]);
+  }, [items, following, scrollTo, anchorAt]);
+
+  useEffect(() => {
+    const element = scrollRef.current;
+    if (!element || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver((entries) => {
+      const height = entries[0]?.contentRect.height;
+      if (height === undefined) return;
+      viewHeight.current = height;
+      if (bottom.current !== null) scrollTo(Math.max(0, bottom.current - height));
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [scrollTo]);
 
   return (
     <VirtualRows
-      items={rows}
+      items={items}
       rowHeight={ROW_HEIGHT}
       overscan={10}
       itemKey={(row) => row.n}
       testId="traffic-rows"
       scrollRef={scrollRef}
+      onRange={askTrafficRows}
       focusTarget={(row) => row.querySelector<HTMLElement>('[data-keynav-item]')}
       scrollProps={{
         role: 'rowgroup',

@@ -6,10 +6,11 @@ import {
   trafficEvents,
   trafficEventsOf,
   useTraffic,
+  applyTrafficBatch,
 } from './traffic-store';
-import { showTaskTraffic, useTrafficView } from './traffic-view-store';
+import { NO_FILTER } from '../engine/traffic-filter';
+import type { TrafficLine, TrafficWindow } from '../engine/traffic-window';
 import { addEvents, emptyLog, taskIdOf } from '../engine/traffic-rows';
-import { filterRows, methodsOf, NO_FILTER } from './filters';
 
 /** Events as the real tap makes them, so pairing is by the tap's own requestSeq. */
 function recorder() {
@@ -107,105 +108,6 @@ describe('pairing', () => {
   });
 });
 
-describe('filters', () => {
-  const { tap, events } = recorder();
-  tap.record('out', { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { taskId: 'alpha-1' } });
-  tap.record('in', {
-    jsonrpc: '2.0',
-    id: 1,
-    result: { taskId: 'alpha-1', statusMessage: 'Crunching Numbers' },
-  });
-  tap.record('out', { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId: 'beta-2' } });
-  tap.record('in', { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'unknown task' } });
-  tap.record('in', { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } });
-  tap.record('out', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { taskId: 'beta-2' } });
-  tap.record('in', { jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'it broke' } });
-  const { rows } = addEvents(emptyLog(), events);
-
-  it('filter by method, task, kind, and search the bodies in any case', () => {
-    expect(filterRows(rows, NO_FILTER)).toBe(rows);
-    expect(filterRows(rows, { ...NO_FILTER, method: 'tasks/get' })).toHaveLength(2);
-    expect(filterRows(rows, { ...NO_FILTER, taskId: 'beta' }).map((r) => r.method)).toEqual([
-      'tasks/get',
-      'tools/call',
-    ]);
-    // A -32602 for a task is how a purge is said: expected, so the errors are what went wrong.
-    expect(filterRows(rows, { ...NO_FILTER, kind: 'error' }).map((r) => r.method)).toEqual(['tools/call']);
-    expect(rows.find((r) => r.rpcErrorCode === -32602)?.expected).toMatch(/no longer has this task/);
-    expect(filterRows(rows, { ...NO_FILTER, kind: 'notification' })).toHaveLength(1);
-    expect(filterRows(rows, { ...NO_FILTER, search: 'crunching numbers' }).map((r) => r.taskId)).toEqual([
-      'alpha-1',
-    ]);
-    expect(filterRows(rows, { ...NO_FILTER, search: 'UNKNOWN TASK' }).map((r) => r.taskId)).toEqual([
-      'beta-2',
-    ]);
-    expect(filterRows(rows, { ...NO_FILTER, search: 'nowhere' })).toHaveLength(0);
-    expect(methodsOf(rows)).toEqual(['notifications/progress', 'tasks/get', 'tools/call']);
-  });
-
-  it('a task’s own traffic matches its id exactly; typed text still matches part of one', () => {
-    const near = recorder();
-    for (const [id, taskId] of [
-      [1, 't1'],
-      [2, 't10'],
-      [3, 'xt1'],
-    ] as const)
-      near.tap.record('out', { jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId } });
-    const nearRows = addEvents(
-      emptyLog(),
-      near.events.map((e) => ({ ...e, connectionId: 3 })),
-    ).rows;
-    showTaskTraffic('t1');
-    const exact = useTrafficView.getState().filter;
-    expect(filterRows(nearRows, exact).map((r) => r.taskId)).toEqual(['t1']);
-    expect(filterRows(nearRows, { ...NO_FILTER, taskId: 't1' }).map((r) => r.taskId)).toEqual([
-      't1',
-      't10',
-      'xt1',
-    ]);
-    // The same id on an earlier connection (a reconnect, a replay) is another task.
-    expect(filterRows(nearRows, exact, 3).map((r) => r.taskId)).toEqual(['t1']);
-    expect(filterRows(nearRows, exact, 4)).toEqual([]);
-  });
-
-  it("a task's traffic includes the progress on the token its creating call sent, and no other task's", () => {
-    const { tap, events } = recorder();
-    for (const [id, token, taskId] of [
-      [1, 'tok-a', 'task-a'],
-      [2, 'tok-b', 'task-b'],
-    ] as const) {
-      tap.record('out', {
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/call',
-        params: { name: 'job', task: {}, _meta: { progressToken: token } },
-      });
-      tap.record('in', { jsonrpc: '2.0', id, result: { task: { taskId, status: 'working' } } });
-    }
-    for (const token of ['tok-a', 'tok-b', 'tok-a'])
-      tap.record('in', {
-        jsonrpc: '2.0',
-        method: 'notifications/progress',
-        params: { progressToken: token, progress: 1 },
-      });
-    const { rows } = addEvents(emptyLog(), events);
-    showTaskTraffic('task-a');
-    const shown = filterRows(rows, useTrafficView.getState().filter);
-    expect(shown.map((r) => r.method)).toEqual([
-      'tools/call',
-      'notifications/progress',
-      'notifications/progress',
-    ]);
-    // Each progress row says whose it is.
-    expect(shown.map((r) => r.taskId)).toEqual(['task-a', 'task-a', 'task-a']);
-    expect(
-      shown.every(
-        (r) => r.method !== 'notifications/progress' || JSON.stringify(r.first.message).includes('tok-a'),
-      ),
-    ).toBe(true);
-  });
-});
-
 describe('the traffic ring', () => {
   it('10,000 messages stay within the cap: bytes at or under the byte cap, the newest kept, every one counted', () => {
     const { tap, events } = recorder();
@@ -267,5 +169,35 @@ describe('the traffic ring', () => {
     useTraffic.getState().pushMany(events, 4);
     useTraffic.getState().clear();
     expect(useTraffic.getState()).toMatchObject({ rows: [], total: 0, kept: 0, bytes: 0 });
+  });
+});
+
+describe('the drawer’s window on the page', () => {
+  const line = (n: number, latencyMs?: number): TrafficLine => ({
+    n,
+    seq: n,
+    wallTime: 0,
+    direction: 'out',
+    opener: 'request',
+    answered: latencyMs !== undefined,
+    method: 'tasks/get',
+    kind: 'request',
+    bytes: 10,
+    ...(latencyMs !== undefined ? { latencyMs } : {}),
+  });
+  const apply = (window: TrafficWindow) =>
+    applyTrafficBatch({ traffic: [], trafficDropped: 0, trafficEpoch: 0, trafficWindow: window });
+  const base = { filter: NO_FILTER, filtered: 3, start: 0 };
+
+  it('keeps a line’s object while it is unchanged, so its row is not drawn again; keeps methods and the opened row until they change', () => {
+    apply({ ...base, lines: [line(1, 5), line(2)], methods: ['tasks/get'], opened: null });
+    const [first, second] = useTraffic.getState().window!.lines;
+    apply({ ...base, lines: [line(1, 5), line(2, 7), line(3)] });
+    const now = useTraffic.getState().window!;
+    expect(now.lines[0]).toBe(first);
+    expect(now.lines[1]).not.toBe(second);
+    expect(now.lines[1]?.latencyMs).toBe(7);
+    expect(now.methods).toEqual(['tasks/get']);
+    expect(now.opened).toBeNull();
   });
 });

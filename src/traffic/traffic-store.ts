@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import { useEffect } from 'react';
 import type { TrafficEvent } from '../mcp';
 import type { Batch } from '../engine/messages';
+import type { TrafficLine, TrafficWindow } from '../engine/traffic-window';
 import { getEngine } from '../bridge/engine-bridge';
 import {
   TRAFFIC_BYTE_CAP,
@@ -11,15 +12,24 @@ import {
   eventsOf,
   type TrafficCounts,
   type TrafficLogState,
+  type TrafficRow,
 } from '../engine/traffic-rows';
 
 export { TRAFFIC_BYTE_CAP, TRAFFIC_COUNT_CAP };
+
+/** What the open drawer shows, as the engine last sent it (traffic-window.ts); methods and opened kept until they change. */
+export interface DrawerWindow extends Omit<TrafficWindow, 'methods' | 'opened'> {
+  methods: string[];
+  opened: TrafficRow | null;
+}
 
 interface TrafficState extends TrafficLogState {
   /** Rows the engine's log holds (the page's own rows are empty while the drawer is closed). */
   rowsKept: number;
   /** The page's rows are the engine's log (false from asking for them until they arrive). */
   synced: boolean;
+  /** The drawer's window while it is open (undefined until the first comes, and once it closed). */
+  window: DrawerWindow | undefined;
   /** One store update per engine batch; `dropped` counts what the engine could not send in time. */
   pushMany: (events: readonly TrafficEvent[], dropped?: number) => void;
   /** Empties the log and resets every count. */
@@ -27,20 +37,21 @@ interface TrafficState extends TrafficLogState {
 }
 
 /**
- * The page's copy of the traffic log, which the engine keeps: its rows (a ring, request and answer paired,
- * bounded by bytes and by count) only while something on the page shows them (useTrafficMirror), its counts
- * always.
+ * What the page holds of the traffic log, which the engine keeps: its counts always; the open drawer's window
+ * (the rows in view and the opened message); and a copy of its rows (a ring, request and answer paired,
+ * bounded by bytes and by count) only while the report card judges them (useTrafficMirror).
  */
 export const useTraffic = create<TrafficState>()((set) => ({
   ...emptyLog(),
   rowsKept: 0,
   synced: true,
+  window: undefined,
   pushMany: (incoming, dropped = 0) =>
     set((state) => {
       const next = addEvents(state, incoming, dropped);
       return { ...next, rowsKept: next.rows.length };
     }),
-  clear: () => set({ ...emptyLog(), rowsKept: 0, synced: true }),
+  clear: () => set({ ...emptyLog(), rowsKept: 0, synced: true, window: undefined }),
 }));
 
 /** The events the page's copy keeps of one connection (or replay), oldest first: what the report card reads. */
@@ -70,11 +81,15 @@ export function fetchTrafficEvents(connectionId: number): Promise<TrafficEvent[]
   return getEngine().request({ type: 'trafficEvents', connectionId });
 }
 
-/** A batch's traffic part into the page's copy: rows while mirrored, counts always. */
+/** A batch's traffic part into the page's copy: the drawer's window while open, rows while mirrored, counts always. */
 export function applyTrafficBatch(
-  batch: Pick<Batch, 'traffic' | 'trafficDropped' | 'trafficSync' | 'trafficCount' | 'trafficEpoch'>,
+  batch: Pick<
+    Batch,
+    'traffic' | 'trafficDropped' | 'trafficSync' | 'trafficCount' | 'trafficEpoch' | 'trafficWindow'
+  >,
 ): void {
   if (batch.trafficEpoch !== epoch) return;
+  if (batch.trafficWindow) applyWindow(batch.trafficWindow);
   const counts: Partial<TrafficCounts> = batch.trafficCount ?? {};
   const withCounts = (state: TrafficLogState & { rowsKept: number }) => ({
     ...state,
@@ -96,6 +111,28 @@ export function applyTrafficBatch(
   useTraffic.setState(withCounts({ ...next, rowsKept: state.rowsKept }));
 }
 
+const sameLine = (a: TrafficLine, b: TrafficLine) => {
+  const keys = Object.keys(a) as (keyof TrafficLine)[];
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+};
+
+function applyWindow({ methods, opened, lines, ...window }: TrafficWindow): void {
+  const before = useTraffic.getState().window;
+  // A line as it was keeps its object: its row is not drawn again (the rows are memoised on it).
+  const kept = new Map(before?.lines.map((line) => [line.n, line]));
+  useTraffic.setState({
+    window: {
+      ...window,
+      lines: lines.map((line) => {
+        const old = kept.get(line.n);
+        return old && sameLine(old, line) ? old : line;
+      }),
+      methods: methods ?? before?.methods ?? [],
+      opened: opened === undefined ? (before?.opened ?? null) : opened,
+    },
+  });
+}
+
 function setMirror(on: boolean): void {
   if (on) useTraffic.setState({ synced: false });
   // Closed, the page keeps the counts only.
@@ -103,7 +140,10 @@ function setMirror(on: boolean): void {
   void getEngine().request({ type: 'trafficMirror', on });
 }
 
-/** While the calling component is mounted, the page holds the log's rows (the drawer's panel, the report card). */
+/**
+ * While the calling component is mounted, the page holds the log's rows: only the report card does, as it
+ * judges every message (the drawer asks for its window instead, traffic-window-request.ts).
+ */
 export function useTrafficMirror(): void {
   useEffect(() => {
     mirrors += 1;

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { NO_FILTER, type TrafficFilter } from './filters';
+import { NO_FILTER, type TrafficFilter } from '../engine/traffic-filter';
 
 const HEIGHT_KEY = 'taskscope.trafficHeight';
 export const MIN_DRAWER_HEIGHT = 120;

@@ -5,8 +5,8 @@ import { connectionStatus, expect, runTask, test } from './fixtures';
 /**
  * The traffic drawer as only a browser shows it: a virtual list that keeps an opened message in place while
  * messages pour in, the keyboard, the drawer's height, the clipboard. What the engine sends the drawer (counts
- * while closed, the whole log at each opening) is test/integration/traffic-mirror.test.ts and
- * traffic-reopen.test.ts; pairing, filters and a task's own traffic are src/traffic/traffic-store.test.ts.
+ * while closed, its window while open) is test/integration/traffic-window.test.ts and
+ * src/engine/traffic-window.test.ts; pairing and filters are src/traffic/traffic-store.test.ts.
  */
 
 const drawer = (page: Page) => page.getByTestId('traffic-drawer');

@@ -6,15 +6,16 @@ import { demoFor, stopAfterEach } from '../helpers/cleanups';
 import { waitFor } from '../helpers/wait';
 
 /**
- * The traffic drawer closed, then opened, closed and opened again (its mirror on, off, on): while closed the
- * page hears only the counts, and each opening brings the whole log the engine kept, the messages sent while it
- * was closed included. (One opening, the counts and a clear: traffic-mirror.test.ts.)
+ * The report card closed, then opened, closed and opened again (the traffic mirror on, off, on): while closed
+ * the page hears only the counts, and each opening brings the whole log the engine kept, the messages sent while
+ * it was closed included. (One opening, the counts and a clear: traffic-mirror.test.ts; the drawer, which asks
+ * for its window instead: traffic-window.test.ts.)
  */
 
 const later = stopAfterEach();
 const settings = { paused: false, minPollIntervalMs: 0 };
 
-describe('the traffic drawer opened again', () => {
+describe('the traffic mirror opened again', () => {
   it('gets the whole log again, with what came while it was closed', async () => {
     const receiver = await demoFor(later);
     const e = engineOverChannel({ history: async () => null }, { mirrorTraffic: false });
