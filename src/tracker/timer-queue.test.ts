@@ -112,4 +112,30 @@ describe('many timers on one', () => {
     expect(never).not.toHaveBeenCalled();
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it('moves no timer when the wall clock is set back or forward (an NTP step, a laptop waking)', () => {
+    const queue = new TimerQueue(systemClock);
+    const soon = vi.fn();
+    const later = vi.fn();
+    queue.setTimeout(soon, 200);
+    queue.setTimeout(later, 3000);
+    vi.setSystemTime(Date.now() - 1500);
+    vi.advanceTimersByTime(200);
+    expect(soon).toHaveBeenCalledTimes(1);
+    vi.setSystemTime(Date.now() + 5000);
+    vi.advanceTimersByTime(100);
+    expect(later).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(2700);
+    expect(later).toHaveBeenCalledTimes(1);
+  });
+
+  it('after dispose, sets and clears nothing', () => {
+    const queue = new TimerQueue(systemClock);
+    const handle = queue.setTimeout(() => undefined, 10);
+    queue.dispose();
+    queue.clearTimeout(handle);
+    expect(queue.setTimeout(() => undefined, 10)).toBeUndefined();
+    expect(queue.size).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });

@@ -23,14 +23,21 @@ export class TimerQueue implements Clock {
   private seq = 0;
   private cleared = 0;
   private armed: { due: number; handle: unknown } | undefined;
+  private disposed = false;
 
   constructor(private readonly clock: Clock) {}
 
   now = (): number => this.clock.now();
 
+  /** Due times are kept on the clock that only moves forward: a wall clock set back or forward moves no timer. */
+  private elapsed(): number {
+    return this.clock.elapsed?.() ?? this.clock.now();
+  }
+
   setTimeout = (fn: () => void, ms: number): unknown => {
+    if (this.disposed) return undefined;
     const wait = Number.isNaN(ms) ? 0 : Math.max(0, ms);
-    const entry: Entry = { due: this.clock.now() + wait, seq: this.seq++, fn, done: false };
+    const entry: Entry = { due: this.elapsed() + wait, seq: this.seq++, fn, done: false };
     this.heap.push(entry);
     this.arm();
     return entry;
@@ -38,7 +45,7 @@ export class TimerQueue implements Clock {
 
   clearTimeout = (handle: unknown): void => {
     const entry = handle as Entry | undefined;
-    if (!entry || entry.done) return;
+    if (!entry || entry.done || this.disposed) return;
     entry.done = true;
     this.cleared++;
     if (this.cleared > SWEEP_AT && this.cleared > this.heap.size / 2) this.sweep();
@@ -46,6 +53,7 @@ export class TimerQueue implements Clock {
 
   /** Stops the timer beneath; timers still waiting never fire. */
   dispose(): void {
+    this.disposed = true;
     if (this.armed) this.clock.clearTimeout(this.armed.handle);
     this.armed = undefined;
     this.heap.drain();
@@ -59,7 +67,7 @@ export class TimerQueue implements Clock {
 
   private fire = (): void => {
     this.armed = undefined;
-    const now = this.clock.now();
+    const now = this.elapsed();
     // Only timers set before this firing: one set meanwhile for 0 ms waits for the next turn, as a timer would.
     const setBefore = this.seq;
     for (let top = this.heap.peek(); top && top.due <= now && top.seq < setBefore; top = this.heap.peek()) {
@@ -94,7 +102,7 @@ export class TimerQueue implements Clock {
     }
     if (this.armed && this.armed.due <= top.due) return;
     if (this.armed) this.clock.clearTimeout(this.armed.handle);
-    this.armed = { due: top.due, handle: this.clock.setTimeout(this.fire, top.due - this.clock.now()) };
+    this.armed = { due: top.due, handle: this.clock.setTimeout(this.fire, top.due - this.elapsed()) };
   }
 
   private sweep(): void {

@@ -12,6 +12,11 @@ export type TaskApiPort = Pick<
 
 export interface Clock {
   now: () => number;
+  /**
+   * A clock that only moves forward (ms from any origin), for timers that share one timer beneath
+   * (TimerQueue): the wall clock set back or forward must not delay or hasten them. `now` when absent.
+   */
+  elapsed?: () => number;
   setTimeout: (fn: () => void, ms: number) => unknown;
   clearTimeout: (handle: unknown) => void;
 }
@@ -42,6 +47,7 @@ export function chainTimeout(
 
 export const systemClock: Clock = {
   now: () => Date.now(),
+  elapsed: () => performance.now(),
   // Looked up at call time so fake timers installed by a test after import are the ones used.
   setTimeout: (fn, ms) => chainTimeout(fn, ms, globalThis, () => Date.now()),
   clearTimeout: (handle) => (handle as { cancel?: () => void } | undefined)?.cancel?.(),
