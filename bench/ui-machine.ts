@@ -30,20 +30,38 @@ function groupOf(cmdline: string, receiverPid: number | undefined, pid: number):
 }
 
 function sample(receiverPid: number | undefined): Sample {
-  const byPid = new Map<number, [string, number]>();
+  const procs = new Map<number, { ppid: number; ticks: number; cmdline: string }>();
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
     try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      const group = groupOf(cmdline, receiverPid, pid);
-      if (!group) continue;
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      byPid.set(pid, [group, Number(fields[11]) + Number(fields[12])]);
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      procs.set(pid, {
+        ppid: Number(fields[1]),
+        ticks: Number(fields[11]) + Number(fields[12]),
+        cmdline,
+      });
     } catch {
       // The process ended meanwhile.
     }
+  }
+  // Only this bench's own processes (its browser, the receiver, itself): others' on a shared machine are not ours.
+  const ours = (pid: number): boolean => {
+    for (let at = pid, hops = 0; at > 1 && hops < 64; hops++) {
+      if (at === process.pid) return true;
+      const parent = procs.get(at)?.ppid;
+      if (parent === undefined) return false;
+      at = parent;
+    }
+    return false;
+  };
+  const byPid = new Map<number, [string, number]>();
+  for (const [pid, { ticks, cmdline }] of procs) {
+    if (!ours(pid)) continue;
+    const group = groupOf(cmdline, receiverPid, pid);
+    if (group) byPid.set(pid, [group, ticks]);
   }
   const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);

@@ -60,9 +60,16 @@ export async function stopTrace(browser: Browser, label: string, topN = 10): Pro
     writeFileSync(path.join(dir, `${label.replace(/[^a-z0-9]+/gi, '-')}.trace.json`), buffer);
   }
   const events = (JSON.parse(buffer.toString('utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
-  const main = events.find(
+  // The page's renderer: of the main threads in the trace (a spare renderer has one too), the busiest.
+  const mains = events.filter(
     (e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain',
   );
+  const load = new Map<string, number>();
+  for (const e of events)
+    if (e.ph === 'X') load.set(`${e.pid}:${e.tid}`, (load.get(`${e.pid}:${e.tid}`) ?? 0) + 1);
+  const main = mains.sort(
+    (a, b) => (load.get(`${b.pid}:${b.tid}`) ?? 0) - (load.get(`${a.pid}:${a.tid}`) ?? 0),
+  )[0];
   if (!main) return { top: [], longTasks: [] };
   const spans = events
     .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && (e.dur ?? 0) > 0)

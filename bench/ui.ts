@@ -138,14 +138,14 @@ async function runSize(browser: Browser, receiver: LiveReceiverProcess, appUrl: 
     const phases: PhaseFigures[] = [];
     const cpu: CpuPerPoll[] = [];
     phases.push(await phase(page, 'idle'));
-    cpu.push(await cpuPerPoll('drawer closed', cdp, heap, receiver, browser, page));
+    cpu.push(await cpuPerPoll('drawer closed', n, cdp, heap, receiver, browser, page));
     phases.push(await phase(page, 'scrolling', '[data-testid=task-list]'));
     await page.evaluate(() => document.querySelector('[data-testid=task-list]')?.scrollTo({ top: 0 }));
     const clicks = await page.evaluate(clickToDetail, { count: CLICKS, timeoutMs: 5000 });
     phases.push(await phase(page, 'detail open'));
     await setDrawer(page, true);
     phases.push(await phase(page, 'drawer open'));
-    cpu.push(await cpuPerPoll('drawer open', cdp, heap, receiver, browser, page));
+    cpu.push(await cpuPerPoll('drawer open', n, cdp, heap, receiver, browser, page));
     await setDrawer(page, false);
     const heapLive = await heap.read({ gc: true });
     const heapLiveAt = await receiver.now();
@@ -163,9 +163,9 @@ async function runSize(browser: Browser, receiver: LiveReceiverProcess, appUrl: 
     ]);
     if (PROFILE_DIR) {
       const { profile } = await cdp.send('Profiler.stop');
-      writeFileSync(path.join(PROFILE_DIR, 'completions-page.cpuprofile'), JSON.stringify(profile));
+      writeFileSync(path.join(PROFILE_DIR, `${n}-completions-page.cpuprofile`), JSON.stringify(profile));
     }
-    const busyTrace = TRACE_ON ? await stopTrace(browser, 'completions') : undefined;
+    const busyTrace = TRACE_ON ? await stopTrace(browser, `${n} completions`) : undefined;
     phases.push(busyPhase);
 
     // At the window's end the log is at its cap: the drawer opened then (closed since the drawer phase) gets the
@@ -217,6 +217,8 @@ interface CpuPerPoll {
 
 async function cpuPerPoll(
   label: string,
+  /** the size, in the names of the files kept */
+  n: number,
   cdp: CDPSession,
   heap: HeapWatcher,
   receiver: LiveReceiverProcess,
@@ -226,10 +228,10 @@ async function cpuPerPoll(
   if (TRACE_ON) await startTrace(browser, page);
   const from = await receiver.now();
   const machineEnd = machineWindow(receiver.pid);
-  const figures = await profileWindow(cdp, heap, PROFILE_MS, label);
+  const figures = await profileWindow(cdp, heap, PROFILE_MS, `${n} ${label}`);
   const machine = machineEnd();
   const to = await receiver.now();
-  const trace = TRACE_ON ? await stopTrace(browser, label) : undefined;
+  const trace = TRACE_ON ? await stopTrace(browser, `${n} ${label}`) : undefined;
   return { label, polls: await receiver.pollCount(from, to), trace, machine, ...figures };
 }
 
@@ -240,8 +242,9 @@ async function setDrawer(page: Page, open: boolean) {
   await page.waitForSelector(`[data-testid=traffic-drawer][data-open=${open}]`);
 }
 
-function clickText(c: { frame: number[]; dom: number[]; failed: number }) {
-  return `median ${fixed(quantile(sorted(c.frame), 0.5), 1)} ms to the next frame, ${fixed(quantile(sorted(c.dom), 0.5), 1)} ms to the DOM (max ${fixed(quantile(sorted(c.dom), 1), 1)}), max ${fixed(quantile(sorted(c.frame), 1), 1)} ms to the frame  (${c.frame.length} clicks${c.failed ? `, ${c.failed} failed` : ''})`;
+function clickText(c: { frame: number[]; dom: number[]; complete: number[]; failed: number }) {
+  const q = (values: number[], at: number) => fixed(quantile(sorted(values), at), 1);
+  return `to the DOM median ${q(c.dom, 0.5)} ms (max ${q(c.dom, 1)}), whole detail median ${q(c.complete, 0.5)} ms (max ${q(c.complete, 1)}), its next frame median ${q(c.frame, 0.5)} ms (max ${q(c.frame, 1)})  (${c.frame.length} clicks${c.failed ? `, ${c.failed} failed` : ''})`;
 }
 
 function longText(durations: number[]) {

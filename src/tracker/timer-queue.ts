@@ -30,9 +30,7 @@ export class TimerQueue implements Clock {
   now = (): number => this.clock.now();
 
   /** Due times are kept on the clock that only moves forward: a wall clock set back or forward moves no timer. */
-  private elapsed(): number {
-    return this.clock.elapsed?.() ?? this.clock.now();
-  }
+  elapsed = (): number => this.clock.elapsed?.() ?? this.clock.now();
 
   setTimeout = (fn: () => void, ms: number): unknown => {
     if (this.disposed) return undefined;
