@@ -1,5 +1,4 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useRef } from 'react';
-import { ArrowDownLeft, ArrowUpRight } from 'lucide-react';
 import { focusRing } from '../ui/Button';
 import { VirtualRows } from '../ui/VirtualRows';
 import { formatClock } from '../format/time';
@@ -62,10 +61,15 @@ const Row = memo(function Row({
         </button>
       </span>
       <span role="cell" title={row.direction === 'out' ? 'sent by Taskscope' : 'sent by the receiver'}>
+        {/* A glyph, not an SVG icon: a following log draws a screen of new rows per batch. */}
         {row.direction === 'out' ? (
-          <ArrowUpRight size={12} className="text-sky-500" aria-label="out" />
+          <span className="text-sky-500" role="img" aria-label="out">
+            ↗
+          </span>
         ) : (
-          <ArrowDownLeft size={12} className="text-green-500" aria-label="in" />
+          <span className="text-green-500" role="img" aria-label="in">
+            ↙
+          </span>
         )}
       </span>
       <span role="cell" className={`${cell} font-mono ${kindColour[row.kind]}`} title={row.method}>
