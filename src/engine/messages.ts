@@ -337,7 +337,7 @@ export interface Batch {
   trafficDropped: number;
   /** `traffic` is the whole log: the page's copy starts again from it. */
   trafficSync?: boolean;
-  /** The log's counts, when they changed (all the page holds of it while the drawer is closed). */
+  /** The log's counts, when they changed (all the page holds of it without the drawer or the report card open). */
   trafficCount?: TrafficCounts;
   /** The drawer's rows and opened message, when they changed, while it is open. */
   trafficWindow?: TrafficWindow;

@@ -220,8 +220,8 @@ export class Outbox {
       snapshots: [],
       results: [],
       traffic: [],
-      // Lines carry no bodies; the opened message does.
-      trafficWindow: batch.trafficWindow && { ...batch.trafficWindow, opened: undefined },
+      // The window stays whole: its lines carry no bodies, and its opened message is the log's copy, made
+      // fit for a structured clone when it was logged (forTrafficLog).
       inbox: batch.inbox.filter((e) => e.kind === 'settled'),
       refused: 'Some data from the receiver could not be passed to the page and was dropped',
     };

@@ -228,7 +228,7 @@ export function eventsOf(rows: readonly TrafficRow[], connectionId?: number): Tr
   return events.sort((a, b) => a.seq - b.seq);
 }
 
-/** What the page shows of the log while it does not hold its rows (the drawer closed). */
+/** What the page shows of the log while it does not hold its rows (always but for the report card's mirror). */
 export interface TrafficCounts {
   total: number;
   kept: number;

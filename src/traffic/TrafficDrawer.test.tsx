@@ -256,4 +256,31 @@ describe('the traffic drawer', () => {
     });
     expect(view.container.querySelector<HTMLInputElement>('[data-testid="traffic-task"]')?.value).toBe('t-1');
   });
+
+  it('at the log’s cap, opening a row while following leaves the rows in view where they are', async () => {
+    act(() => view.root.render(<TrafficDrawer />));
+    send(windowOf(1000, 920, 1000));
+    scrollTo(scroller().scrollTop);
+    const bottom = 1000 * ROW_HEIGHT - VIEW_HEIGHT;
+    // At the cap each batch adds as many rows as the ring lets go: the length stays, the rows move up.
+    const shifted = (by: number) =>
+      windowOf(1000, 920, 1000, { lines: windowOf(1000, 920 + by, 1000 + by).lines });
+    send(shifted(10));
+    send(shifted(20));
+    expect(scroller().scrollTop).toBe(bottom);
+    act(() => view.container.querySelector<HTMLElement>('[data-n="1015"] [data-keynav-item]')!.click());
+    await act(async () => {});
+    expect(scroller().scrollTop).toBe(bottom);
+    expect(drawnRows()).toContain(1015);
+  });
+
+  it('keeps the message pane while the opened message is on its way', async () => {
+    useTrafficView.setState({ follow: false });
+    act(() => view.root.render(<TrafficDrawer />));
+    send(windowOf(3, 0, 3));
+    act(() => view.container.querySelector<HTMLElement>('[data-n="2"] [data-keynav-item]')!.click());
+    await act(async () => {});
+    expect(view.container.querySelector('[data-testid="traffic-opening"]')).not.toBeNull();
+    expect(view.container.querySelector('[role="table"]')?.className).toContain('w-1/2');
+  });
 });

@@ -135,8 +135,9 @@ function TrafficPanel() {
     const button = tableRef.current?.querySelector<HTMLElement>(`[data-n="${n}"] [data-keynav-item]`);
     button?.focus();
   }, [select]);
-  // Inside the drawer's own layer: Escape closes the message first, the drawer after.
-  useEscapeLayer(opened !== undefined, close, 'drawer');
+  // Inside the drawer's own layer: Escape closes the message first (also while it is on its way), the drawer
+  // after.
+  useEscapeLayer(selected !== null, close, 'drawer');
   return (
     <div className="flex min-h-0 flex-1 flex-col font-mono text-[11px]">
       <FilterBar />
@@ -146,7 +147,7 @@ function TrafficPanel() {
           role="table"
           aria-label="Messages"
           aria-rowcount={items.length + 1}
-          className={`flex min-h-0 min-w-0 flex-col ${opened ? 'w-1/2 border-r border-slate-200 dark:border-slate-800' : 'flex-1'}`}
+          className={`flex min-h-0 min-w-0 flex-col ${selected !== null ? 'w-1/2 border-r border-slate-200 dark:border-slate-800' : 'flex-1'}`}
         >
           <TrafficHeader />
           {items.length === 0 ? (
@@ -167,11 +168,18 @@ function TrafficPanel() {
             />
           )}
         </div>
-        {opened && (
+        {selected !== null && (
           <div className="flex min-h-0 w-1/2 min-w-0 flex-col font-sans">
-            <ErrorBoundary key={opened.n} label="This message">
-              <TrafficDetail row={opened} onClose={close} />
-            </ErrorBoundary>
+            {opened ? (
+              <ErrorBoundary key={opened.n} label="This message">
+                <TrafficDetail row={opened} onClose={close} />
+              </ErrorBoundary>
+            ) : (
+              // The engine sends the message with its next batch: the pane stays, so the table keeps its width.
+              <p className="px-2 py-2 text-xs text-slate-500" data-testid="traffic-opening">
+                Opening the message…
+              </p>
+            )}
           </div>
         )}
       </div>

@@ -178,7 +178,11 @@ export function TrafficTable({
   useLayoutEffect(() => {
     bottom.current = following ? items.length * ROW_HEIGHT : null;
     if (bottom.current !== null) {
-      scrollTo(Math.max(0, bottom.current - viewHeight.current));
+      const top = Math.max(0, bottom.current - viewHeight.current);
+      scrollTo(top);
+      // The rows in view while following are the anchor once it stops (a row opened, a scroll up): at the
+      // log's cap the length stays and no scroll event says the rows moved under the view.
+      anchorAt(top);
     } else {
       const index = anchor.current ? indexOfLine(items, anchor.current.n) : -1;
       if (anchor.current && index !== -1) scrollTo(index * ROW_HEIGHT + anchor.current.offset);

@@ -7,6 +7,7 @@ import {
   trafficEventsOf,
   useTraffic,
   applyTrafficBatch,
+  setWindowWanted,
 } from './traffic-store';
 import { NO_FILTER } from '../engine/traffic-filter';
 import type { TrafficLine, TrafficWindow } from '../engine/traffic-window';
@@ -188,6 +189,7 @@ describe('the drawer’s window on the page', () => {
   const apply = (window: TrafficWindow) =>
     applyTrafficBatch({ traffic: [], trafficDropped: 0, trafficEpoch: 0, trafficWindow: window });
   const base = { filter: NO_FILTER, filtered: 3, start: 0 };
+  beforeEach(() => setWindowWanted(true));
 
   it('keeps a line’s object while it is unchanged, so its row is not drawn again; keeps methods and the opened row until they change', () => {
     apply({ ...base, lines: [line(1, 5), line(2)], methods: ['tasks/get'], opened: null });
@@ -199,5 +201,13 @@ describe('the drawer’s window on the page', () => {
     expect(now.lines[1]?.latencyMs).toBe(7);
     expect(now.methods).toEqual(['tasks/get']);
     expect(now.opened).toBeNull();
+  });
+
+  it('keeps no window sent before the drawer closed', () => {
+    apply({ ...base, lines: [line(1)], methods: [], opened: null });
+    setWindowWanted(false);
+    expect(useTraffic.getState().window).toBeUndefined();
+    apply({ ...base, lines: [line(1), line(2)], methods: [], opened: null });
+    expect(useTraffic.getState().window).toBeUndefined();
   });
 });

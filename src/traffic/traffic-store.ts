@@ -24,7 +24,7 @@ export interface DrawerWindow extends Omit<TrafficWindow, 'methods' | 'opened'> 
 }
 
 interface TrafficState extends TrafficLogState {
-  /** Rows the engine's log holds (the page's own rows are empty while the drawer is closed). */
+  /** Rows the engine's log holds (the page's own rows are empty but while the report card mirrors the log). */
   rowsKept: number;
   /** The page's rows are the engine's log (false from asking for them until they arrive). */
   synced: boolean;
@@ -89,7 +89,9 @@ export function applyTrafficBatch(
   >,
 ): void {
   if (batch.trafficEpoch !== epoch) return;
-  if (batch.trafficWindow) applyWindow(batch.trafficWindow);
+  // A window sent before the drawer closed is not kept: it would hold rows and bodies while closed, and
+  // draw stale rows when it opens again.
+  if (batch.trafficWindow && windowWanted) applyWindow(batch.trafficWindow);
   const counts: Partial<TrafficCounts> = batch.trafficCount ?? {};
   const withCounts = (state: TrafficLogState & { rowsKept: number }) => ({
     ...state,
@@ -115,6 +117,14 @@ const sameLine = (a: TrafficLine, b: TrafficLine) => {
   const keys = Object.keys(a) as (keyof TrafficLine)[];
   return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 };
+
+/** The drawer's panel is mounted and asks for its window (traffic-window-request.ts). */
+let windowWanted = false;
+
+export function setWindowWanted(on: boolean): void {
+  windowWanted = on;
+  if (!on) useTraffic.setState({ window: undefined });
+}
 
 function applyWindow({ methods, opened, lines, ...window }: TrafficWindow): void {
   const before = useTraffic.getState().window;

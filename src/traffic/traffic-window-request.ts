@@ -3,7 +3,7 @@ import { create } from 'zustand';
 import { getEngine } from '../bridge/engine-bridge';
 import type { TrafficWindowRequest } from '../engine/traffic-window';
 import { useConnection } from '../state/connection-store';
-import { useTraffic } from './traffic-store';
+import { setWindowWanted } from './traffic-store';
 import { useTrafficView } from './traffic-view-store';
 
 /** Rows asked for before the table has measured itself: more than a tall drawer holds. */
@@ -74,6 +74,7 @@ function sendSoon(): void {
 export function useTrafficWindow(): void {
   useEffect(() => {
     open = true;
+    setWindowWanted(true);
     lastSent = '';
     send();
     const stops = [
@@ -86,7 +87,7 @@ export function useTrafficWindow(): void {
       open = false;
       lastSent = '';
       useTrafficAsk.setState({ start: 0, end: FIRST_ROWS });
-      useTraffic.setState({ window: undefined });
+      setWindowWanted(false);
       void getEngine()
         .request({ type: 'trafficWindow', window: null })
         .catch(() => null);
