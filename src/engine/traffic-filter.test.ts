@@ -133,4 +133,46 @@ describe('the drawer’s filters, applied in the engine', () => {
       ),
     ).toBe(true);
   });
+  it('a task’s progress is on its own connection’s token: another connection reuses the same ids', () => {
+    const { tap, events } = recorder();
+    // Each connection numbers its calls from 1, and the SDK sends a call's id as its progress token.
+    for (const taskId of ['task-a', 'task-b']) {
+      tap.record('out', {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'job', task: {}, _meta: { progressToken: 1 } },
+      });
+      tap.record('in', { jsonrpc: '2.0', id: 1, result: { task: { taskId, status: 'working' } } });
+      tap.record('in', {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 1, progress: 1 },
+      });
+    }
+    const twoConnections = events.map((e, i) => ({ ...e, connectionId: i < 3 ? 1 : 2 }));
+    const shown = (taskId: string, connectionId?: number) =>
+      filterRows(twoConnections, { ...NO_FILTER, taskId, taskExact: true }, connectionId).map((r) => [
+        r.method,
+        r.seq,
+      ]);
+    const seqs = twoConnections.map((e) => e.seq);
+    expect(shown('task-a')).toEqual([
+      ['tools/call', seqs[0]],
+      ['notifications/progress', seqs[2]],
+    ]);
+    expect(shown('task-b', 2)).toEqual([
+      ['tools/call', seqs[3]],
+      ['notifications/progress', seqs[5]],
+    ]);
+    // A typed part of an id keeps both tasks: each progress row says its own.
+    expect(
+      filterRows(twoConnections, { ...NO_FILTER, taskId: 'task-' }).map((r) => [r.method, r.taskId]),
+    ).toEqual([
+      ['tools/call', 'task-a'],
+      ['notifications/progress', 'task-a'],
+      ['tools/call', 'task-b'],
+      ['notifications/progress', 'task-b'],
+    ]);
+  });
 });

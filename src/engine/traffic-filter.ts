@@ -42,6 +42,15 @@ function progressTokenOf(message: unknown): string | undefined {
   return typeof token === 'string' || typeof token === 'number' ? String(token) : undefined;
 }
 
+/**
+ * A progress token as a filter keys it: with its row's connection, since every connection numbers its calls
+ * from 1 and the SDK sends a call's id as its token, so another connection's progress names the same tokens.
+ */
+function tokenKey(row: TrafficRow): string | undefined {
+  const token = progressTokenOf(row.first.message);
+  return token !== undefined ? `${row.first.connectionId ?? '-'}:${token}` : undefined;
+}
+
 /** Bodies as lower-case JSON, written once per event: a search over 20,000 rows must not rewrite them on each key. */
 const bodyText = new WeakMap<TrafficEvent, string>();
 
@@ -77,15 +86,31 @@ export class RowFilter {
     this.search = filter.search.trim().toLowerCase();
   }
 
-  /** Notes the progress token of a call of a task the filter keeps (its taskId may come with its answer). */
-  learn(row: TrafficRow): void {
-    if (this.task === '' || row.method !== 'tools/call' || row.taskId === undefined) return;
-    if (!this.taskMatches(row)) return;
-    const token = progressTokenOf(row.first.message);
-    if (token === undefined) return;
-    this.tokens.set(token, row.taskId);
+  /**
+   * Notes the progress token of a call of a task the filter keeps (its taskId may come with its answer).
+   * Returns the token's key when it is new: progress on it tested before is the task's now.
+   */
+  learn(row: TrafficRow): string | undefined {
+    if (this.task === '' || row.method !== 'tools/call' || row.taskId === undefined) return undefined;
+    if (!this.taskMatches(row)) return undefined;
+    const key = tokenKey(row);
+    if (key === undefined) return undefined;
+    const known = this.tokens.has(key);
+    this.tokens.set(key, row.taskId);
     // A part of an id can match every call for hours: the newest calls' tokens are the ones progress still names.
     capMap(this.tokens, MAX_TOKENS);
+    return known ? undefined : key;
+  }
+
+  /**
+   * The token key of a progress row the filter did not let through only for want of its token: `learn` may
+   * yet return that key. Undefined for anything else.
+   */
+  awaitsToken(row: TrafficRow): string | undefined {
+    if (this.task === '' || row.method !== 'notifications/progress') return undefined;
+    if (this.filter.method !== '' && this.filter.method !== row.method) return undefined;
+    const key = tokenKey(row);
+    return key !== undefined && !this.tokens.has(key) ? key : undefined;
   }
 
   /** The task the row is about: its own, or for progress, the task whose call sent its token. */
@@ -107,7 +132,8 @@ export class RowFilter {
 
   private progressTask(row: TrafficRow): string | undefined {
     if (this.tokens.size === 0 || row.method !== 'notifications/progress') return undefined;
-    return this.tokens.get(progressTokenOf(row.first.message) ?? '');
+    const key = tokenKey(row);
+    return key !== undefined ? this.tokens.get(key) : undefined;
   }
 
   private taskMatches(row: TrafficRow): boolean {

@@ -30,7 +30,8 @@ export class TrafficLog {
   }
 
   clear(): void {
-    this.state = emptyLog();
+    // Events not yet settled are let go unnumbered: the numbers run on from the rows' own.
+    this.state = emptyLog(this.state.nextN);
     this.incoming = [];
     this.generation++;
   }

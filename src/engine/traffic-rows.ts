@@ -9,7 +9,7 @@ export type RowKind = 'request' | 'notification' | 'error' | 'auth';
  * notification (or an answer whose question the log no longer has) alone.
  */
 export interface TrafficRow {
-  /** Grows with every row since the page loaded: rows are sorted by it, and keyed by it. */
+  /** Grows with every row since the page loaded, across clears: rows are sorted by it, and keyed by it. */
   n: number;
   /** The event that opened the row: a request, a notification, or a lone answer. */
   first: TrafficEvent;
@@ -130,12 +130,16 @@ export interface TrafficLogState {
   awaited: Map<string, number>;
 }
 
-export const emptyLog = (): TrafficLogState => ({
+/**
+ * An empty log whose rows are numbered from nextN: after a clear, on from the cleared log's, so that a row's n
+ * the page kept across the clear (the opened one) never names a row of the new log.
+ */
+export const emptyLog = (nextN = 1): TrafficLogState => ({
   rows: [],
   total: 0,
   kept: 0,
   bytes: 0,
-  nextN: 1,
+  nextN,
   awaited: new Map(),
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TrafficTap } from '../mcp';
-import { NO_FILTER, type TrafficFilter } from './traffic-filter';
+import { MAX_METHODS, NO_FILTER, type TrafficFilter } from './traffic-filter';
 import { TrafficLog } from './traffic-log';
 import { TrafficWindowFeed, type TrafficWindowRequest } from './traffic-window';
 
@@ -24,6 +24,17 @@ const status = (taskId: string) => ({
   params: { taskId, status: 'working' },
 });
 const filter = (change: Partial<TrafficFilter>): TrafficFilter => ({ ...NO_FILTER, ...change });
+const call = (callId: number, token: string) => ({
+  jsonrpc: '2.0',
+  id: callId,
+  method: 'tools/call',
+  params: { name: 'job', task: {}, _meta: { progressToken: token } },
+});
+const progress = (token: string) => ({
+  jsonrpc: '2.0',
+  method: 'notifications/progress',
+  params: { progressToken: token, progress: 1 },
+});
 
 describe('the drawer’s window over the engine’s log', () => {
   it('sends the filtered rows of the range asked for, the filtered count, and follows the newest', () => {
@@ -151,5 +162,72 @@ describe('the drawer’s window over the engine’s log', () => {
     expect(feed.on).toBe(false);
     expect(log.watcher).toBeUndefined();
     expect(feed.take()).toBeUndefined();
+  });
+  it('shows progress that came before the answer naming its task, as a rebuild would', () => {
+    const { tap, feed, ask } = setup();
+    const taskA = filter({ taskId: 'task-a', taskExact: true });
+    ask({ filter: taskA, count: 50 });
+    expect(feed.take()!.filtered).toBe(0);
+    tap.record('out', call(900, 'early'));
+    tap.record('in', progress('early'));
+    expect(feed.take()!.filtered).toBe(0);
+    tap.record('in', { jsonrpc: '2.0', id: 900, result: { task: { taskId: 'task-a', status: 'working' } } });
+    const shown = feed.take()!.lines.map((l) => [l.method, l.taskId]);
+    expect(shown).toEqual([
+      ['tools/call', 'task-a'],
+      ['notifications/progress', 'task-a'],
+    ]);
+    ask({ filter: NO_FILTER, count: 50 });
+    feed.take();
+    ask({ filter: taskA, count: 50 });
+    expect(feed.take()!.lines.map((l) => [l.method, l.taskId])).toEqual(shown);
+  });
+
+  it('sends the opened row again only when it changed, not on each new filter', () => {
+    const { tap, feed, ask } = setup();
+    tap.record('out', get('x'));
+    ask({ opened: 1 });
+    expect(feed.take()!.opened?.answer).toBeUndefined();
+    ask({ opened: 1, filter: filter({ search: 'x' }) });
+    expect('opened' in feed.take()!).toBe(false);
+    ask({ opened: 1, filter: filter({ search: 'xy' }) });
+    expect('opened' in feed.take()!).toBe(false);
+    // Its answer changes it: sent again, once.
+    tap.record('in', { jsonrpc: '2.0', id, result: { taskId: 'x', status: 'working' } });
+    expect(feed.take()!.opened?.answer?.message).toMatchObject({ result: { taskId: 'x' } });
+    ask({ opened: 1, filter: NO_FILTER });
+    expect('opened' in feed.take()!).toBe(false);
+    // Closed and opened again, the drawer gets it anew.
+    feed.set(undefined);
+    ask({ opened: 1 });
+    expect(feed.take()!.opened?.n).toBe(1);
+  });
+
+  it('numbers rows on across a clear: an opened row of the cleared log is gone, not a new one', () => {
+    const { log, tap, feed, ask } = setup();
+    tap.record('out', get('old'));
+    ask({ opened: 1 });
+    expect(feed.take()!.opened?.n).toBe(1);
+    log.clear();
+    tap.record('out', get('new'));
+    const after = feed.take()!;
+    expect(after.opened).toBeNull();
+    expect(after.lines.map((l) => [l.n, l.taskId])).toEqual([[2, 'new']]);
+  });
+
+  it('lists a method past the list’s cap once a listed one has gone with its rows', () => {
+    const { tap, feed, ask } = setup(MAX_METHODS + 1);
+    const name = (i: number) => `m-${String(i).padStart(3, '0')}`;
+    for (let i = 0; i <= MAX_METHODS; i++) tap.record('in', { jsonrpc: '2.0', method: name(i) });
+    ask({ count: 0 });
+    const first = feed.take()!.methods!;
+    expect(first).toHaveLength(MAX_METHODS);
+    expect(first).not.toContain(name(MAX_METHODS));
+    // The ring lets m-000 go: the method waiting past the cap takes its place.
+    tap.record('in', { jsonrpc: '2.0', method: name(1) });
+    const next = feed.take()!.methods!;
+    expect(next).toHaveLength(MAX_METHODS);
+    expect(next).not.toContain(name(0));
+    expect(next).toContain(name(MAX_METHODS));
   });
 });

@@ -1,4 +1,4 @@
-import type { TrafficEvent } from '../mcp';
+import { BoundedLists, type TrafficEvent } from '../mcp';
 import { MAX_METHODS, RowFilter, sameFilter, type TrafficFilter } from './traffic-filter';
 import type { TrafficLog } from './traffic-log';
 import type { RowWatcher, TrafficRow } from './traffic-rows';
@@ -50,7 +50,7 @@ export interface TrafficWindow {
   /** The index of `lines[0]` among them. */
   start: number;
   lines: TrafficLine[];
-  /** Every method the log holds, sorted (at most MAX_METHODS), when it changed since the last window. */
+  /** The methods the log holds, sorted (at most MAX_METHODS: the earliest come), when changed since the last window. */
   methods?: string[];
   /** The opened row whole when it changed; null when none is open or the ring let it go. */
   opened?: TrafficRow | null;
@@ -58,6 +58,9 @@ export interface TrafficWindow {
 
 /** Lines a window carries at most, whatever the page asks: a tall screen holds a hundred. */
 const MAX_WINDOW_ROWS = 1_000;
+/** Progress rows held for a token no call has yet been seen to send: tokens, and rows per token. */
+const MAX_AWAITING_TOKENS = 1_000;
+const MAX_AWAITING_PER_TOKEN = 100;
 
 export function lineOf(row: TrafficRow, taskId = row.taskId): TrafficLine {
   const { first } = row;
@@ -95,8 +98,9 @@ function search(ns: readonly number[], from: number, n: number): number {
 
 /**
  * The drawer's window over the engine's log, with the filter's index kept as the log changes: new rows are
- * tested once as they come, a row that gets its answer again (its kind, task and body change), a row the ring
- * lets go leaves the index from its front. Only a new filter (or a cleared log) rebuilds it.
+ * tested once as they come, a row that gets its answer again (its kind, task and body change), progress again
+ * when a call's answer makes its token the task's, a row the ring lets go leaves the index from its front.
+ * Only a new filter (or a cleared log) rebuilds it.
  */
 export class TrafficWindowFeed implements RowWatcher {
   private request: TrafficWindowRequest | undefined;
@@ -111,10 +115,25 @@ export class TrafficWindowFeed implements RowWatcher {
   private shift = 0;
   /** Rows paired since the last take, tested again then. */
   private readonly pairedNs = new Set<number>();
+  /**
+   * The n of progress rows left out for want of their token, by its key: when a call's answer makes the token
+   * the task's, they are tested again (progress may come before the answer that names the task).
+   */
+  private awaiting = new BoundedLists<number>(MAX_AWAITING_TOKENS, MAX_AWAITING_PER_TOKEN);
+  /**
+   * Rows of the index by method. Every method of the rows indexed is counted, so that one listed or not comes
+   * and goes with its rows; the ring's count cap bounds it (a row has one method).
+   */
   private readonly methods = new Map<string, number>();
   private methodsChanged = true;
-  private sent:
-    { filtered: number; start: number; rows: TrafficRow[]; opened: TrafficRow | null } | undefined;
+  /** The method list last sent. */
+  private methodList: string[] | undefined;
+  private sent: { filtered: number; start: number; rows: TrafficRow[] } | undefined;
+  /**
+   * The opened row last sent (null: none), kept apart from `sent`: a rebuild sends the window again, but not
+   * the opened row (up to two bodies of 64 KB) unless it changed. Undefined: nothing sent yet.
+   */
+  private sentOpened: TrafficRow | null | undefined;
 
   constructor(private readonly log: TrafficLog) {}
 
@@ -134,7 +153,10 @@ export class TrafficWindowFeed implements RowWatcher {
       this.head = 0;
       this.pairedNs.clear();
       this.methods.clear();
+      this.methodList = undefined;
+      this.awaiting = new BoundedLists<number>(MAX_AWAITING_TOKENS, MAX_AWAITING_PER_TOKEN);
       this.sent = undefined;
+      this.sentOpened = undefined;
       return;
     }
     this.log.watcher = this;
@@ -176,19 +198,21 @@ export class TrafficWindowFeed implements RowWatcher {
       if (row) inView.push(row);
     }
     const opened = request.opened !== undefined ? (rowOf(request.opened) ?? null) : null;
+    const openedChanged = this.sentOpened !== opened;
     const sent = this.sent;
-    const methods = this.methodsChanged ? [...this.methods.keys()].sort() : undefined;
+    const methods = this.methodsChanged ? this.listMethods() : undefined;
     this.methodsChanged = false;
     const same =
       sent !== undefined &&
       methods === undefined &&
+      !openedChanged &&
       sent.filtered === filtered &&
       sent.start === start &&
-      sent.opened === opened &&
       sent.rows.length === inView.length &&
       sent.rows.every((row, i) => row === inView[i]);
     if (same) return undefined;
-    this.sent = { filtered, start, rows: inView, opened };
+    this.sent = { filtered, start, rows: inView };
+    this.sentOpened = opened;
     return {
       filter: request.filter,
       ...(request.connectionId !== undefined ? { connectionId: request.connectionId } : {}),
@@ -196,7 +220,7 @@ export class TrafficWindowFeed implements RowWatcher {
       start,
       lines: inView.map((row) => lineOf(row, by.taskOf(row))),
       ...(methods ? { methods } : {}),
-      ...(sent?.opened !== opened ? { opened } : {}),
+      ...(openedChanged ? { opened } : {}),
     };
   }
 
@@ -209,7 +233,9 @@ export class TrafficWindowFeed implements RowWatcher {
     this.scanned = 0;
     this.shift = 0;
     this.pairedNs.clear();
+    this.awaiting = new BoundedLists<number>(MAX_AWAITING_TOKENS, MAX_AWAITING_PER_TOKEN);
     this.methods.clear();
+    this.methodList = undefined;
     this.methodsChanged = true;
     this.sent = undefined;
     return by;
@@ -224,20 +250,23 @@ export class TrafficWindowFeed implements RowWatcher {
     for (const n of this.pairedNs) {
       const row = rows[n - firstN];
       if (!row || n >= from) continue;
-      by.learn(row);
-      const at = search(this.ns, this.head, n);
-      const matches = by.matches(row);
-      if (matches && at < 0) this.ns.splice(-at - 1, 0, n);
-      else if (!matches && at >= 0) this.ns.splice(at, 1);
+      this.learn(by, row, rows);
+      this.retest(by, row);
     }
     this.pairedNs.clear();
     // Calls before the progress they lead to: every new row learnt, then tested.
     const added = rows.slice(from - firstN);
     for (const row of added) {
-      by.learn(row);
+      this.learn(by, row, rows);
       if (row.method !== undefined) this.countMethod(row.method, 1);
     }
-    for (const row of added) if (by.matches(row)) this.ns.push(row.n);
+    for (const row of added) {
+      if (by.matches(row)) this.ns.push(row.n);
+      else {
+        const key = by.awaitsToken(row);
+        if (key !== undefined) this.awaiting.add(key, row.n);
+      }
+    }
     this.scanned = Math.max(this.scanned, end);
     // The index's front moves on as the ring lets rows go: copy down now and then, not per drop.
     if (this.head > 4096 && this.head * 2 > this.ns.length) {
@@ -246,13 +275,47 @@ export class TrafficWindowFeed implements RowWatcher {
     }
   }
 
+  /** Learns the row's token; a new one brings in the progress already tested that named it. */
+  private learn(by: RowFilter, row: TrafficRow, rows: readonly TrafficRow[]): void {
+    const key = by.learn(row);
+    if (key === undefined) return;
+    const firstN = rows[0]?.n ?? 0;
+    for (const n of this.awaiting.take(key)) {
+      const progress = rows[n - firstN];
+      if (progress && n < this.scanned) this.retest(by, progress);
+    }
+  }
+
+  /** Tests a row of the index again: in or out, in its place. */
+  private retest(by: RowFilter, row: TrafficRow): void {
+    const at = search(this.ns, this.head, row.n);
+    const matches = by.matches(row);
+    if (matches && at < 0) this.ns.splice(-at - 1, 0, row.n);
+    else if (!matches && at >= 0) this.ns.splice(at, 1);
+  }
+
   private countMethod(method: string, by: number): void {
     const count = (this.methods.get(method) ?? 0) + by;
-    if (count <= 0) {
-      if (this.methods.delete(method)) this.methodsChanged = true;
-    } else if (this.methods.has(method) || this.methods.size < MAX_METHODS) {
+    if (count > 0) {
       if (!this.methods.has(method)) this.methodsChanged = true;
       this.methods.set(method, count);
+    } else if (this.methods.delete(method)) this.methodsChanged = true;
+  }
+
+  /**
+   * The method list, sorted: at most MAX_METHODS of the methods the rows hold, the earliest come of them (a
+   * receiver inventing names does not push the usual ones out). Undefined when it is the one last sent.
+   */
+  private listMethods(): string[] | undefined {
+    const list: string[] = [];
+    for (const method of this.methods.keys()) {
+      if (list.length === MAX_METHODS) break;
+      list.push(method);
     }
+    list.sort();
+    const before = this.methodList;
+    if (before && before.length === list.length && before.every((m, i) => m === list[i])) return undefined;
+    this.methodList = list;
+    return list;
   }
 }
