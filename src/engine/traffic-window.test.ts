@@ -133,7 +133,14 @@ describe('the drawer’s window over the engine’s log', () => {
     const next = feed.take()!;
     expect('opened' in next).toBe(false);
     for (let i = 0; i < 10; i++) tap.record('in', status(`z-${i}`));
-    expect(feed.take()!.opened).toBeNull();
+    const gone = feed.take()!;
+    expect(gone.opened).toBeNull();
+    expect(gone.asked).toBe(1);
+    // A row the ring let go before it was ever sent: the window says which row it answers, with no row.
+    ask({ opened: 2 });
+    const never = feed.take()!;
+    expect(never.asked).toBe(2);
+    expect(never.opened ?? null).toBeNull();
   });
 
   it('sends the method list when it changes only, and lets a method go with its last row', () => {

@@ -54,6 +54,11 @@ export interface TrafficWindow {
   methods?: string[];
   /** The opened row whole when it changed; null when none is open or the ring let it go. */
   opened?: TrafficRow | null;
+  /**
+   * The row the page asked to open that this window answers: with `opened` null, the log no longer has it
+   * (also when the ring let it go before it was ever sent).
+   */
+  asked?: number;
 }
 
 /** Lines a window carries at most, whatever the page asks: a tall screen holds a hundred. */
@@ -134,6 +139,8 @@ export class TrafficWindowFeed implements RowWatcher {
    * the opened row (up to two bodies of 64 KB) unless it changed. Undefined: nothing sent yet.
    */
   private sentOpened: TrafficRow | null | undefined;
+  /** The row asked to open that the last window answered. */
+  private sentAsked: number | undefined;
 
   constructor(private readonly log: TrafficLog) {}
 
@@ -157,6 +164,7 @@ export class TrafficWindowFeed implements RowWatcher {
       this.awaiting = new BoundedLists<number>(MAX_AWAITING_TOKENS, MAX_AWAITING_PER_TOKEN);
       this.sent = undefined;
       this.sentOpened = undefined;
+      this.sentAsked = undefined;
       return;
     }
     this.log.watcher = this;
@@ -199,6 +207,7 @@ export class TrafficWindowFeed implements RowWatcher {
     }
     const opened = request.opened !== undefined ? (rowOf(request.opened) ?? null) : null;
     const openedChanged = this.sentOpened !== opened;
+    const askedChanged = this.sentAsked !== request.opened;
     const sent = this.sent;
     const methods = this.methodsChanged ? this.listMethods() : undefined;
     this.methodsChanged = false;
@@ -206,6 +215,7 @@ export class TrafficWindowFeed implements RowWatcher {
       sent !== undefined &&
       methods === undefined &&
       !openedChanged &&
+      !askedChanged &&
       sent.filtered === filtered &&
       sent.start === start &&
       sent.rows.length === inView.length &&
@@ -213,6 +223,7 @@ export class TrafficWindowFeed implements RowWatcher {
     if (same) return undefined;
     this.sent = { filtered, start, rows: inView };
     this.sentOpened = opened;
+    this.sentAsked = request.opened;
     return {
       filter: request.filter,
       ...(request.connectionId !== undefined ? { connectionId: request.connectionId } : {}),
@@ -221,6 +232,7 @@ export class TrafficWindowFeed implements RowWatcher {
       lines: inView.map((row) => lineOf(row, by.taskOf(row))),
       ...(methods ? { methods } : {}),
       ...(openedChanged ? { opened } : {}),
+      ...(request.opened !== undefined ? { asked: request.opened } : {}),
     };
   }
 

@@ -237,7 +237,7 @@ describe('the traffic drawer', () => {
     );
     expect(view.container.querySelector('[data-testid="traffic-detail"]')).not.toBeNull();
     // The ring let it go: closed, and the newest followed again.
-    send(windowOf(3, 0, 3, { opened: null }));
+    send(windowOf(3, 0, 3, { opened: null, asked: 2 }));
     await act(async () => {});
     expect(view.container.querySelector('[data-testid="traffic-detail"]')).toBeNull();
     expect(useTrafficView.getState().selected).toBeNull();
@@ -282,5 +282,18 @@ describe('the traffic drawer', () => {
     await act(async () => {});
     expect(view.container.querySelector('[data-testid="traffic-opening"]')).not.toBeNull();
     expect(view.container.querySelector('[role="table"]')?.className).toContain('w-1/2');
+  });
+
+  it('closes a row asked for that the log no longer has, also one never shown', async () => {
+    act(() => view.root.render(<TrafficDrawer />));
+    send(windowOf(3, 0, 3, { opened: null }));
+    act(() => view.container.querySelector<HTMLElement>('[data-n="2"] [data-keynav-item]')!.click());
+    await act(async () => {});
+    expect(useTrafficView.getState().selected).toBe(2);
+    // The engine had sent null before: this window leaves `opened` out, and says which row it answers.
+    send(windowOf(3, 0, 3, { asked: 2 }));
+    await act(async () => {});
+    expect(useTrafficView.getState().selected).toBeNull();
+    expect(view.container.querySelector('[data-testid="traffic-opening"]')).toBeNull();
   });
 });

@@ -113,16 +113,11 @@ function TrafficPanel() {
     window !== undefined && sameFilter(window.filter, filter) && window.connectionId === connectionId;
   const items = useMemo(() => placed(window, fresh), [window, fresh]);
   const opened = selected !== null && window?.opened?.n === selected ? window.opened : undefined;
-  // The ring let the opened row go (the engine says null for the row it had sent): nothing is open any more,
-  // and the newest are followed again.
-  const shownOpened = useRef<number | null>(null);
+  // The log no longer has the row asked for (the ring let it go, before or after it was shown): nothing is
+  // open any more, and the newest are followed again.
   useEffect(() => {
-    if (opened) shownOpened.current = opened.n;
-    else if (selected !== null && shownOpened.current === selected && window?.opened === null) {
-      shownOpened.current = null;
-      select(null);
-    }
-  }, [opened, selected, window, select]);
+    if (selected !== null && window?.asked === selected && window.opened === null) select(null);
+  }, [selected, window, select]);
   const tableRef = useRef<HTMLDivElement>(null);
   const open = useCallback(
     (n: number) => select(useTrafficView.getState().selected === n ? null : n),
