@@ -143,8 +143,8 @@ export const emptyLog = (nextN = 1): TrafficLogState => ({
   awaited: new Map(),
 });
 
-/** The row with number n, by binary search (rows are sorted by n); -1 when the ring has let it go. */
-export function indexOfRow(rows: readonly TrafficRow[], n: number): number {
+/** The row (or line) with number n, by binary search (sorted by n); -1 when the ring has let it go. */
+export function indexOfRow(rows: readonly { n: number }[], n: number): number {
   let lo = 0;
   let hi = rows.length - 1;
   while (lo <= hi) {

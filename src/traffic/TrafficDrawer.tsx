@@ -18,6 +18,7 @@ const field =
   'rounded bg-slate-100 px-1.5 py-0.5 text-[11px] ring-1 ring-slate-200 outline-none ring-inset focus:ring-2 focus:ring-sky-500 dark:bg-slate-900 dark:ring-slate-700';
 
 const NO_METHODS: string[] = [];
+const NO_LINES: TrafficLine[] = [];
 
 function FilterBar() {
   const filter = useTrafficView((s) => s.filter);
@@ -156,6 +157,8 @@ function TrafficPanel() {
           ) : (
             <TrafficTable
               items={items}
+              lines={fresh && window ? window.lines : NO_LINES}
+              linesStart={window?.start ?? 0}
               selected={selected}
               follow={follow}
               onOpen={open}

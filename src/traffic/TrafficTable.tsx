@@ -3,6 +3,7 @@ import { focusRing } from '../ui/Button';
 import { VirtualRows } from '../ui/VirtualRows';
 import { formatClock } from '../format/time';
 import type { TrafficLine } from '../engine/traffic-window';
+import { indexOfRow } from '../engine/traffic-rows';
 import { askTrafficRows } from './traffic-window-request';
 import { formatBytes } from '../format/bytes';
 
@@ -105,23 +106,6 @@ const Row = memo(function Row({
   );
 });
 
-/** Where line n is among the items, looking only where the window's lines are (sorted by n); -1 when not there. */
-function indexOfLine(items: readonly (TrafficLine | undefined)[], n: number): number {
-  let lo = 0;
-  while (lo < items.length && items[lo] === undefined) lo++;
-  let hi = lo;
-  while (hi < items.length && items[hi] !== undefined) hi++;
-  hi -= 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const at = items[mid]?.n ?? n;
-    if (at === n) return mid;
-    if (at < n) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
 /**
  * The rows, oldest at the top, drawing only those in view: the window the engine sent has lines in their
  * places, the other filtered rows are holes (placeholders of the same height). With follow on (and no row
@@ -131,12 +115,17 @@ function indexOfLine(items: readonly (TrafficLine | undefined)[], n: number): nu
  */
 export function TrafficTable({
   items,
+  lines,
+  linesStart,
   selected,
   follow,
   onOpen,
   onUnfollow,
 }: {
   items: readonly (TrafficLine | undefined)[];
+  /** The window's lines, which `items` holds from `linesStart` on: the only rows the anchor can be found in. */
+  lines: readonly TrafficLine[];
+  linesStart: number;
   selected: number | null;
   follow: boolean;
   onOpen: (n: number) => void;
@@ -184,12 +173,13 @@ export function TrafficTable({
       // log's cap the length stays and no scroll event says the rows moved under the view.
       anchorAt(top);
     } else {
-      const index = anchor.current ? indexOfLine(items, anchor.current.n) : -1;
+      const at = anchor.current ? indexOfRow(lines, anchor.current.n) : -1;
+      const index = at === -1 ? -1 : linesStart + at;
       if (anchor.current && index !== -1) scrollTo(index * ROW_HEIGHT + anchor.current.offset);
       // Rows that came where the view is (it was over holes) anchor it from now on.
       else anchorAt(scrollTop.current);
     }
-  }, [items, following, scrollTo, anchorAt]);
+  }, [items, lines, linesStart, following, scrollTo, anchorAt]);
 
   useEffect(() => {
     const element = scrollRef.current;
